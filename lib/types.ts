@@ -1,0 +1,202 @@
+/**
+ * The types every other file of the core imports: the model description an adapter produces,
+ * the `OrmAdapter` contract, list queries, policies and the request user.
+ */
+import type { Middleware, ParameterizedContext } from 'koa';
+
+/** A class (or other token) an adapter recognises as a model; usually an entity class. */
+// biome-ignore lint/suspicious/noExplicitAny: constructor parameters of user entities are unknown
+export type ModelClass = abstract new (...args: any[]) => object;
+
+/** The scalar kinds a field can have; each maps to one JSON Schema type and one query coercion. */
+export type FieldType =
+  | 'string'
+  | 'text'
+  | 'uuid'
+  | 'integer'
+  | 'bigint'
+  | 'number'
+  | 'decimal'
+  | 'boolean'
+  | 'date'
+  | 'datetime'
+  | 'time'
+  | 'json'
+  | 'enum';
+
+/** A many-to-one relation, exposed in JSON as the referenced record's primary key. */
+export interface RelationDescription {
+  readonly kind: 'many-to-one';
+  /** Name of the referenced model (its class name). */
+  readonly target: string;
+  /** The referenced model class, when the adapter knows it. */
+  readonly targetModel?: ModelClass;
+  /** Primary key property of the referenced model. */
+  readonly targetKey: string;
+}
+
+/** One field (column) of a model, as the core sees it. The JSON key is `name`. */
+export interface FieldDescription {
+  readonly name: string;
+  /** For a relation: the type of the referenced primary key. */
+  readonly type: FieldType;
+  readonly nullable: boolean;
+  /** A client must give it on create (not nullable, no default, not generated). */
+  readonly required: boolean;
+  /** The database or the ORM supplies a value when none is given. */
+  readonly hasDefault: boolean;
+  /** The static default value, when it is a JSON value (documented in OpenAPI). */
+  readonly default?: unknown;
+  readonly unique: boolean;
+  /** Never in a response, an OpenAPI response schema, a filter, a sort or a field selection. */
+  readonly hidden: boolean;
+  readonly primary: boolean;
+  /** The database generates the value (auto-increment, generated UUID). */
+  readonly generated: boolean;
+  /** A client may set it through the generated routes (false for keys and protected fields). */
+  readonly writable: boolean;
+  readonly maxLength?: number;
+  readonly enumValues?: readonly (string | number)[];
+  readonly relation?: RelationDescription;
+}
+
+/** The frozen description of one model: everything downstream is derived from it. */
+export interface ModelDescription {
+  /** The model's class name. */
+  readonly name: string;
+  /** Table name: `__tablename__`, the ORM's explicit table name, or the plural snake_case rule. */
+  readonly table: string;
+  /** The path segment of the generated routes (equal to `table`). */
+  readonly resource: string;
+  readonly primaryKey: string;
+  readonly fields: readonly FieldDescription[];
+  readonly fieldsByName: ReadonlyMap<string, FieldDescription>;
+  readonly model: ModelClass;
+}
+
+/** A plain row as an adapter returns it: property names as keys, JS values (Date, boolean…). */
+export type RawRecord = Record<string, unknown>;
+
+/** A primary key value after the core coerced it from the path. */
+export type RecordId = string | number;
+
+/** The comparison operators of list filters. */
+export type FilterOperator = '$eq' | '$ne' | '$gt' | '$gte' | '$lt' | '$lte' | '$in' | '$nin' | '$like' | '$exists';
+
+/** One condition of a list query; `value` is already coerced to the field's type. */
+export interface FilterCondition {
+  readonly field: string;
+  readonly op: FilterOperator;
+  /** An array for `$in`/`$nin`, a boolean for `$exists`, `null` allowed for `$eq`/`$ne`. */
+  readonly value: unknown;
+}
+
+/** One sort key. */
+export interface SortKey {
+  readonly field: string;
+  readonly direction: 'asc' | 'desc';
+}
+
+/** A validated list query handed to an adapter. Fields named here are readable fields. */
+export interface ListQuery {
+  readonly filters: readonly FilterCondition[];
+  readonly sort: readonly SortKey[];
+  readonly limit: number;
+  readonly offset: number;
+  /** Count the rows matching `filters` (ignoring limit and offset). */
+  readonly withTotal: boolean;
+}
+
+/** What an adapter returns for a list query. */
+export interface ListResult {
+  readonly rows: readonly RawRecord[];
+  /** Present when `withTotal` was asked. */
+  readonly total?: number;
+}
+
+/**
+ * The contract between the core and an ORM. Adapters are raw: no HTTP, no JWT, no policies.
+ * They map their own errors to `ApiError` (unique violation → `ApiError.conflict`, not-null →
+ * `ApiError.validation`, connection lost → `ApiError.unavailable`).
+ *
+ * Every data method takes a session from `openSession()`: one unit of work per request.
+ */
+export interface OrmAdapter<Session = unknown> {
+  /** A short name for logs and the conformance report, e.g. `mikro-orm:sqlite`. */
+  readonly name: string;
+  /** Introspect a model once; throws `ConfigurationError` for what cannot be served (composite keys…). */
+  describe(model: ModelClass): ModelDescription;
+  /** A fresh unit of work (for MikroORM, a forked EntityManager). */
+  openSession(): Session;
+  /** Rows matching the query, in order, with the total when asked. */
+  list(session: Session, model: ModelClass, query: ListQuery): Promise<ListResult>;
+  /** The row with that primary key, or `undefined`. */
+  get(session: Session, model: ModelClass, id: RecordId): Promise<RawRecord | undefined>;
+  /** The first row whose `field` equals `value` (used by the auth plugin), or `undefined`. */
+  findBy(session: Session, model: ModelClass, field: string, value: unknown): Promise<RawRecord | undefined>;
+  /** Insert a row from validated data; returns the stored row (with generated values). */
+  create(session: Session, model: ModelClass, data: Readonly<RawRecord>): Promise<RawRecord>;
+  /** Change the given fields; returns the stored row, or `undefined` when there is no such row. */
+  update(session: Session, model: ModelClass, id: RecordId, data: Readonly<RawRecord>): Promise<RawRecord | undefined>;
+  /** Delete the row; false when there was none. */
+  delete(session: Session, model: ModelClass, id: RecordId): Promise<boolean>;
+  /** Resolves when the database answers; rejects with `ApiError.unavailable` otherwise. */
+  ping(): Promise<void>;
+  /** Release connections. */
+  close(): Promise<void>;
+}
+
+/** The authenticated caller, as any authentication middleware leaves it in `ctx.state.user`. */
+export interface RequestUser {
+  /** The user's primary key. */
+  readonly id: RecordId;
+  /** Whether the user holds the admin flag. */
+  readonly isAdmin: boolean;
+  /** The user's readable fields (never secrets). */
+  readonly record?: Readonly<RawRecord>;
+}
+
+/** HTTP methods the generated routes answer. */
+export type CrudMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** What a policy is asked about. `record` is the stored row for routes with an `{id}`. */
+export interface PolicyInput {
+  readonly user: RequestUser | undefined;
+  readonly method: CrudMethod;
+  readonly model: ModelDescription;
+  readonly record?: Readonly<RawRecord>;
+}
+
+/**
+ * A policy is a value the `CrudRouter` enforces for one HTTP method: 401 when it needs a user and
+ * there is none, 403 when `allows` answers false.
+ */
+export interface Policy {
+  /** Short name, shown in the OpenAPI document. */
+  readonly name: string;
+  /** Whether an anonymous caller is refused with 401 before `allows` is asked. */
+  readonly requiresUser: boolean;
+  /** Authenticates the request when no user is set yet (so unsecured routers can have policies). */
+  readonly authenticate?: Middleware<AppState>;
+  /** The ownership field this policy relies on, when it has one. */
+  readonly ownerField?: (model: ModelDescription) => string | undefined;
+  /** One sentence for the OpenAPI operation description. */
+  readonly description: string;
+  allows(input: PolicyInput): boolean | Promise<boolean>;
+}
+
+/** The per-request state the framework uses. */
+export interface AppState {
+  user?: RequestUser;
+}
+
+/** The Koa context type of the framework's middleware. */
+export type AppContext = ParameterizedContext<AppState>;
+
+/** An authentication dependency: middleware that sets `ctx.state.user` or throws a 401 `ApiError`. */
+export type AuthDependency = Middleware<AppState> & {
+  /** The user model, when the dependency knows it (used to detect ownership fields). */
+  readonly userModel?: ModelClass;
+  /** The OpenAPI security scheme name this dependency documents. */
+  readonly securityScheme?: string;
+};
