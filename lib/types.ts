@@ -183,6 +183,11 @@ export interface Policy {
   /** One sentence for the OpenAPI operation description. */
   readonly description: string;
   allows(input: PolicyInput): boolean | Promise<boolean>;
+  /**
+   * For list routes: conditions that narrow the rows the caller sees (e.g. only their own), or
+   * `undefined` for no narrowing. Asked after `allows` answered true with no record.
+   */
+  scope?(input: PolicyInput): readonly FilterCondition[] | undefined;
 }
 
 /** The per-request state the framework uses. */

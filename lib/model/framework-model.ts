@@ -11,6 +11,8 @@ export interface MixinFieldSpec {
   readonly hidden: boolean;
   readonly default?: string | number | boolean;
   readonly length?: number;
+  /** Leave the column out when the model itself declares any of these fields (e.g. another admin flag). */
+  readonly omitWhenDeclared?: readonly string[];
 }
 
 /** Static key under which mixins list the columns they add. */

@@ -1,0 +1,207 @@
+/**
+ * `Application`: a Koa 3 app with the framework's error boundary, one route group per first path
+ * segment (so dispatch cost does not grow with the number of models), `/openapi.json`, health
+ * endpoints, and a graceful `close()`.
+ */
+import type { Server } from 'node:http';
+import Koa, { type Middleware, type Next } from 'koa';
+import { ConfigurationError } from './errors.js';
+import { DEFAULT_BODY_LIMIT } from './http/body.js';
+import { healthRoutes } from './http/health.js';
+import { consoleLogger, type Logger, problemMiddleware, securityHeaders } from './http/problem-middleware.js';
+import { routeGroup } from './http/route-group.js';
+import { useAdapter } from './http/session.js';
+import { OpenApiRegistry } from './openapi/registry.js';
+import type { AppContext, AppState, ModelClass, ModelDescription, OrmAdapter } from './types.js';
+
+/** Options of `Application`. */
+export interface ApplicationOptions {
+  /** The API's title (OpenAPI `info.title`). */
+  readonly title: string;
+  /** The ORM adapter every router of this application uses. */
+  readonly adapter: OrmAdapter;
+  /** The API's version (OpenAPI `info.version`), default `1.0.0`. */
+  readonly version?: string;
+  /** The API's description (OpenAPI `info.description`). */
+  readonly description?: string;
+  /** Largest request body in bytes, default 1 MiB. */
+  readonly bodyLimit?: number;
+  /** Where to log; default the console. */
+  readonly logger?: Logger;
+  /** Trust `X-Forwarded-*` headers (only behind a proxy you run). Default false. */
+  readonly proxy?: boolean;
+  /** Serve `/health/live` and `/health/ready`. Default true. */
+  readonly health?: boolean;
+  /** How long `close()` waits for in-flight requests, in ms. Default 10 000. */
+  readonly shutdownTimeoutMs?: number;
+}
+
+/** Where `listen`/`run` bind. */
+export interface ListenOptions {
+  readonly port?: number;
+  readonly host?: string;
+}
+
+/**
+ * The application: wraps a Koa 3 app (`app.koa`).
+ *
+ * @example
+ * const app = new Application({ title: 'Blog', adapter });
+ * new CrudRouter({ model: Post }).register_routes(app);
+ * await app.run(); // http://127.0.0.1:8000
+ */
+export class Application {
+  /** The Koa app: add your own middleware with `app.koa.use(...)`. */
+  readonly koa: Koa<AppState>;
+  readonly title: string;
+  readonly adapter: OrmAdapter;
+  /** Contributions to `/openapi.json`. */
+  readonly openapi: OpenApiRegistry;
+  readonly bodyLimit: number;
+  readonly logger: Logger;
+  /** Path of the OpenAPI document. */
+  readonly openapiPath = '/openapi.json';
+  private readonly groups = new Map<string, Middleware<AppState>>();
+  private readonly descriptions = new Map<ModelClass, ModelDescription>();
+  private readonly shutdownTimeoutMs: number;
+  private server: Server | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: ApplicationOptions) {
+    if (typeof options?.title !== 'string' || options.title.trim() === '') {
+      throw new ConfigurationError('Application needs a non-empty `title`.');
+    }
+    if (options.adapter === undefined || typeof options.adapter.describe !== 'function') {
+      throw new ConfigurationError('Application needs an `adapter` (e.g. await MikroOrmAdapter.connect({ url, entities })).');
+    }
+    const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    if (!Number.isInteger(bodyLimit) || bodyLimit <= 0) {
+      throw new ConfigurationError('Application `bodyLimit` must be a positive number of bytes.');
+    }
+    this.title = options.title;
+    this.adapter = options.adapter;
+    this.bodyLimit = bodyLimit;
+    this.logger = options.logger ?? consoleLogger;
+    this.shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000;
+    this.openapi = new OpenApiRegistry({
+      title: options.title,
+      ...(options.version === undefined ? {} : { version: options.version }),
+      ...(options.description === undefined ? {} : { description: options.description }),
+    });
+    this.koa = new Koa<AppState>({ proxy: options.proxy ?? false });
+    this.koa.silent = true;
+    useAdapter(this.koa as unknown as Koa, this.adapter);
+    this.koa.use(problemMiddleware(this.logger));
+    this.koa.use(securityHeaders());
+    this.koa.use(this.dispatch());
+    this.mount(
+      'openapi.json',
+      routeGroup('', [
+        {
+          method: 'GET',
+          path: '/openapi.json',
+          handler: async (ctx) => {
+            ctx.body = this.openapi.document();
+          },
+        },
+      ]),
+    );
+    if (options.health ?? true) this.mount('health', healthRoutes(this.adapter));
+  }
+
+  /** The model description of a model, introspected once. */
+  describe(model: ModelClass): ModelDescription {
+    let description = this.descriptions.get(model);
+    if (description === undefined) {
+      description = this.adapter.describe(model);
+      this.descriptions.set(model, description);
+    }
+    return description;
+  }
+
+  /**
+   * Routes every request whose first path segment is `segment` to `middleware` (after those
+   * mounted before on the same segment). Routers call this; so can you.
+   */
+  mount(segment: string, middleware: Middleware<AppState>): void {
+    if (segment.includes('/')) throw new ConfigurationError(`mount: "${segment}" is not a single path segment.`);
+    const previous = this.groups.get(segment);
+    this.groups.set(
+      segment,
+      previous === undefined ? middleware : (ctx: AppContext, next: Next) => previous(ctx, () => middleware(ctx, next)),
+    );
+  }
+
+  /** The dispatcher: one map lookup on the first path segment. */
+  private dispatch(): Middleware<AppState> {
+    return (ctx: AppContext, next: Next) => {
+      const path = ctx.path;
+      const end = path.indexOf('/', 1);
+      const group = this.groups.get(end === -1 ? path.slice(1) : path.slice(1, end));
+      return group === undefined ? next() : group(ctx, next);
+    };
+  }
+
+  /** A Node.js request listener (for `http.createServer` or test clients). */
+  callback(): ReturnType<Koa['callback']> {
+    return this.koa.callback();
+  }
+
+  /** Starts listening; resolves with the server once it is bound. Default `127.0.0.1:8000`. */
+  async listen(port = 8000, host = '127.0.0.1'): Promise<Server> {
+    if (this.server !== undefined) throw new ConfigurationError('Application is already listening.');
+    const server = this.koa.listen({ port, host });
+    // Slow clients cannot hold a connection open forever (slowloris).
+    server.headersTimeout = 10_000;
+    server.requestTimeout = 30_000;
+    server.keepAliveTimeout = 5_000;
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+    return server;
+  }
+
+  /**
+   * Listens (on `HOST`/`PORT` from the options, default `127.0.0.1:8000`) and closes gracefully
+   * on SIGTERM or SIGINT.
+   */
+  async run(options: ListenOptions = {}): Promise<Server> {
+    const server = await this.listen(options.port ?? 8000, options.host ?? '127.0.0.1');
+    const stop = (signal: string): void => {
+      this.logger.info(`${signal} received: closing`);
+      this.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          this.logger.error('shutdown failed', error);
+          process.exit(1);
+        },
+      );
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+    return server;
+  }
+
+  /** Graceful: stops accepting, lets in-flight requests finish (bounded), then closes the adapter. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    const server = this.server;
+    if (server !== undefined) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Idle keep-alive sockets that become idle after their response are closed too.
+      server.on('request', (_req, res) => res.setHeader('Connection', 'close'));
+      const deadline = setTimeout(() => server.closeAllConnections(), this.shutdownTimeoutMs);
+      deadline.unref();
+      await closed;
+      clearTimeout(deadline);
+    }
+    await this.adapter.close();
+  }
+}

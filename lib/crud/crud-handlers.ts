@@ -1,0 +1,157 @@
+/**
+ * The handlers of the generated routes. Order of checks on every route: authentication, then
+ * the id, then the stored record, then the policy, then the body — so that a caller who may not
+ * act learns nothing from validation messages.
+ */
+import { ApiError } from '../errors.js';
+import type { RouteSpec } from '../http/route-group.js';
+import { sessionOf } from '../http/session.js';
+import { coerceId } from '../query/coerce.js';
+import { parseListQuery } from '../query/list-query.js';
+import { compileSerializer } from '../schema/serializer.js';
+import type { AppContext, CrudMethod, FilterCondition, RawRecord, RecordId } from '../types.js';
+import type { CrudPlan } from './crud-plan.js';
+
+const noop = async (): Promise<void> => {};
+
+/** Runs the router's authentication dependency when the router is secured. */
+async function authenticate(plan: CrudPlan, ctx: AppContext): Promise<void> {
+  const dependency = plan.options.authDependency;
+  if (plan.options.secure && dependency !== undefined && ctx.state.user === undefined) await dependency(ctx, noop);
+}
+
+/** Enforces the method's policy: 401 without a user when one is needed, 403 when refused. */
+async function enforce(plan: CrudPlan, ctx: AppContext, method: CrudMethod, record?: RawRecord): Promise<void> {
+  const policy = plan.options.policies[method];
+  if (policy === undefined) return;
+  if (ctx.state.user === undefined && policy.authenticate !== undefined) await policy.authenticate(ctx, noop);
+  const user = ctx.state.user;
+  if (policy.requiresUser && user === undefined) throw ApiError.unauthorized();
+  const input = { user, method, model: plan.model, ...(record === undefined ? {} : { record }) };
+  if (!(await policy.allows(input))) throw ApiError.forbidden();
+}
+
+/** The id of the path, or 404 when no record could have it. */
+function idOf(plan: CrudPlan, raw: string | undefined): RecordId {
+  const key = plan.model.fieldsByName.get(plan.model.primaryKey);
+  const id = key === undefined || raw === undefined ? undefined : coerceId(key, raw);
+  if (id === undefined) throw ApiError.notFound(`No ${plan.model.name} with id "${String(raw).slice(0, 100)}".`);
+  return id;
+}
+
+async function load(plan: CrudPlan, ctx: AppContext, id: RecordId): Promise<RawRecord> {
+  const row = await plan.adapter.get(sessionOf(ctx, plan.adapter), plan.options.model, id);
+  if (row === undefined) throw ApiError.notFound(`No ${plan.model.name} with id "${String(id)}".`);
+  return row;
+}
+
+function send(ctx: AppContext, status: number, body: unknown): void {
+  ctx.status = status;
+  ctx.body = body;
+}
+
+/** The `Link` header of a list page: next and prev with the same query, offset moved. */
+function linkHeader(ctx: AppContext, offset: number, limit: number, total: number | undefined, rows: number): string {
+  const links: string[] = [];
+  const at = (newOffset: number): string => {
+    const params = new URLSearchParams(ctx.querystring);
+    params.set('offset', String(newOffset));
+    params.set('limit', String(limit));
+    return `<${ctx.path}?${params.toString()}>`;
+  };
+  const hasNext = total === undefined ? rows === limit : offset + limit < total;
+  if (hasNext) links.push(`${at(offset + limit)}; rel="next"`);
+  if (offset > 0) links.push(`${at(Math.max(0, offset - limit))}; rel="prev"`);
+  return links.join(', ');
+}
+
+async function list(plan: CrudPlan, ctx: AppContext): Promise<void> {
+  await authenticate(plan, ctx);
+  await enforce(plan, ctx, 'GET');
+  const query = parseListQuery(plan.model, ctx.querystring);
+  const policy = plan.options.policies.GET;
+  const scope: readonly FilterCondition[] =
+    policy?.scope?.({ user: ctx.state.user, method: 'GET', model: plan.model }) ?? [];
+  const filters = scope.length === 0 ? query.filters : [...query.filters, ...scope];
+  const result = await plan.adapter.list(sessionOf(ctx, plan.adapter), plan.options.model, { ...query, filters });
+  const serialize = query.fields === undefined ? plan.serialize : compileSerializer(plan.model, query.fields);
+  if (result.total !== undefined) ctx.set('X-Total-Count', String(result.total));
+  const link = linkHeader(ctx, query.offset, query.limit, result.total, result.rows.length);
+  if (link !== '') ctx.set('Link', link);
+  send(ctx, 200, result.rows.map(serialize));
+}
+
+/** Validated, hook-prepared data of a write; the owner comes from the caller on create. */
+async function writeData(plan: CrudPlan, ctx: AppContext, mode: 'create' | 'update'): Promise<RawRecord> {
+  const body = await plan.readBody(ctx);
+  let data = plan.validate(mode, body);
+  const hooks = plan.hooks();
+  if (hooks !== undefined) data = await hooks.prepare(data, mode, ctx);
+  if (mode === 'create' && plan.ownerField !== undefined && ctx.state.user !== undefined) {
+    data[plan.ownerField] = ctx.state.user.id;
+  }
+  return data;
+}
+
+async function create(plan: CrudPlan, ctx: AppContext): Promise<void> {
+  await authenticate(plan, ctx);
+  await enforce(plan, ctx, 'POST');
+  const data = await writeData(plan, ctx, 'create');
+  const row = await plan.adapter.create(sessionOf(ctx, plan.adapter), plan.options.model, data);
+  const id = row[plan.model.primaryKey];
+  ctx.set('Location', `${plan.basePath}/${encodeURIComponent(String(id))}`);
+  send(ctx, 201, plan.serialize(row));
+}
+
+async function read(plan: CrudPlan, ctx: AppContext, params: Readonly<Record<string, string>>): Promise<void> {
+  await authenticate(plan, ctx);
+  const id = idOf(plan, params.id);
+  if (plan.options.policies.GET === undefined) {
+    send(ctx, 200, plan.serialize(await load(plan, ctx, id)));
+    return;
+  }
+  const row = await load(plan, ctx, id);
+  await enforce(plan, ctx, 'GET', row);
+  send(ctx, 200, plan.serialize(row));
+}
+
+async function update(
+  plan: CrudPlan,
+  ctx: AppContext,
+  params: Readonly<Record<string, string>>,
+  method: 'PUT' | 'PATCH',
+): Promise<void> {
+  await authenticate(plan, ctx);
+  const id = idOf(plan, params.id);
+  const current = await load(plan, ctx, id);
+  await enforce(plan, ctx, method, current);
+  const data = await writeData(plan, ctx, 'update');
+  const row =
+    Object.keys(data).length === 0
+      ? current
+      : await plan.adapter.update(sessionOf(ctx, plan.adapter), plan.options.model, id, data);
+  if (row === undefined) throw ApiError.notFound(`No ${plan.model.name} with id "${String(id)}".`);
+  send(ctx, 200, plan.serialize(row));
+}
+
+async function remove(plan: CrudPlan, ctx: AppContext, params: Readonly<Record<string, string>>): Promise<void> {
+  await authenticate(plan, ctx);
+  const id = idOf(plan, params.id);
+  const current = plan.options.policies.DELETE === undefined ? undefined : await load(plan, ctx, id);
+  await enforce(plan, ctx, 'DELETE', current);
+  const deleted = await plan.adapter.delete(sessionOf(ctx, plan.adapter), plan.options.model, id);
+  if (!deleted) throw ApiError.notFound(`No ${plan.model.name} with id "${String(id)}".`);
+  ctx.status = 204;
+}
+
+/** The six generated routes of a plan, relative to `{prefix}/{resource}`. */
+export function crudRoutes(plan: CrudPlan): RouteSpec[] {
+  return [
+    { method: 'GET', path: '/', handler: (ctx) => list(plan, ctx) },
+    { method: 'POST', path: '/', handler: (ctx) => create(plan, ctx) },
+    { method: 'GET', path: '/:id', handler: (ctx, params) => read(plan, ctx, params) },
+    { method: 'PUT', path: '/:id', handler: (ctx, params) => update(plan, ctx, params, 'PUT') },
+    { method: 'PATCH', path: '/:id', handler: (ctx, params) => update(plan, ctx, params, 'PATCH') },
+    { method: 'DELETE', path: '/:id', handler: (ctx, params) => remove(plan, ctx, params) },
+  ];
+}

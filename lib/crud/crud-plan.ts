@@ -1,0 +1,97 @@
+/**
+ * Everything a `CrudRouter` derives from the model description, compiled once: validators,
+ * serializer, id coercion, the ownership field and the routes' handlers.
+ */
+import { ConfigurationError } from '../errors.js';
+import { bodyReader } from '../http/body.js';
+import { detectOwnerField } from '../model/ownership.js';
+import { type WriteHooks, writeHooksOf } from '../model/write-hooks.js';
+import { compileSerializer, type Serializer } from '../schema/serializer.js';
+import { compileWriteValidator } from '../schema/write-validator.js';
+import type { AppContext, ModelDescription, OrmAdapter, RawRecord } from '../types.js';
+import type { ResolvedCrudOptions } from './crud-options.js';
+
+/** The compiled pieces of one router. */
+export interface CrudPlan {
+  readonly options: ResolvedCrudOptions;
+  readonly adapter: OrmAdapter;
+  readonly model: ModelDescription;
+  /** Where a record lives: `{prefix}/{resource}`. */
+  readonly basePath: string;
+  readonly serialize: Serializer;
+  readonly readBody: (ctx: AppContext) => Promise<unknown>;
+  /** Set from the caller on create and never written by a client. */
+  readonly ownerField: string | undefined;
+  readonly readOnlyFields: ReadonlySet<string>;
+  /** Validates a create or update body against the current write hooks. */
+  validate(mode: 'create' | 'update', body: unknown): RawRecord;
+  /** The write hooks of the model at this moment (plugins may attach them after registration). */
+  hooks(): WriteHooks | undefined;
+}
+
+/** Whether the router knows its callers: secured, or some policy needs a user. */
+function knowsCaller(options: ResolvedCrudOptions): boolean {
+  return options.secure || Object.values(options.policies).some((policy) => policy?.requiresUser === true);
+}
+
+/** Finds the ownership field: explicit option, a policy's own, or the detection rule. */
+function ownerFieldOf(options: ResolvedCrudOptions, model: ModelDescription): string | undefined {
+  if (options.ownerField !== undefined) {
+    const field = model.fieldsByName.get(options.ownerField);
+    if (field === undefined) {
+      throw new ConfigurationError(`CrudRouter for ${model.name}: owner_field "${options.ownerField}" is not a field.`);
+    }
+    return field.name;
+  }
+  for (const policy of Object.values(options.policies)) {
+    const name = policy?.ownerField?.(model);
+    if (name !== undefined) return name;
+  }
+  const userModel = options.authDependency?.userModel;
+  return userModel === undefined || userModel === model.model ? undefined : detectOwnerField(model, userModel);
+}
+
+/** Compiles a router's plan for an adapter; throws `ConfigurationError` for what cannot be served. */
+export function compileCrudPlan(options: ResolvedCrudOptions, adapter: OrmAdapter, bodyLimit: number): CrudPlan {
+  const model = adapter.describe(options.model);
+  const ownerField = knowsCaller(options) ? ownerFieldOf(options, model) : undefined;
+  const readOnlyFields: ReadonlySet<string> = new Set(ownerField === undefined ? [] : [ownerField]);
+  const compiled = new Map<string, (body: unknown) => RawRecord>();
+  let compiledFor: WriteHooks | undefined;
+
+  const validatorFor = (mode: 'create' | 'update'): ((body: unknown) => RawRecord) => {
+    const hooks = writeHooksOf(options.model);
+    if (hooks !== compiledFor) {
+      compiled.clear();
+      compiledFor = hooks;
+    }
+    let validator = compiled.get(mode);
+    if (validator === undefined) {
+      validator = compileWriteValidator(model, {
+        mode,
+        strict: options.strict,
+        readOnlyFields,
+        ...(hooks === undefined
+          ? {}
+          : { extraFields: hooks.extraFields, extraRequired: mode === 'create' ? hooks.requiredOnCreate : [] }),
+      });
+      compiled.set(mode, validator);
+    }
+    return validator;
+  };
+  validatorFor('create');
+  validatorFor('update');
+
+  return {
+    options,
+    adapter,
+    model,
+    basePath: `${options.prefix}/${model.resource}`,
+    serialize: compileSerializer(model),
+    readBody: bodyReader({ limit: bodyLimit }),
+    ownerField,
+    readOnlyFields,
+    validate: (mode, body) => validatorFor(mode)(body),
+    hooks: () => writeHooksOf(options.model),
+  };
+}

@@ -1,0 +1,87 @@
+/** `CrudRouter`: the five routes of the specification (plus PATCH) for one model. */
+import type Koa from 'koa';
+import type { Middleware, Next } from 'koa';
+import { Application } from '../application.js';
+import { DEFAULT_BODY_LIMIT } from '../http/body.js';
+import { routeGroup } from '../http/route-group.js';
+import { requireAdapter, useAdapter } from '../http/session.js';
+import type { AppContext, AppState, OrmAdapter } from '../types.js';
+import { crudRoutes } from './crud-handlers.js';
+import { type CrudRouterOptions, type ResolvedCrudOptions, resolveCrudOptions } from './crud-options.js';
+import { type CrudPlan, compileCrudPlan } from './crud-plan.js';
+
+/**
+ * Generates `GET/POST /{resource}` and `GET/PUT/PATCH/DELETE /{resource}/{id}` for a model.
+ *
+ * @example
+ * new CrudRouter({ model: Post, secure: true, auth_dependency: auth.get_auth_dependency(),
+ *   policy: { PUT: auth.owner_or_admin(Post), DELETE: auth.admin_only() } }).register_routes(app);
+ */
+export class CrudRouter {
+  /** The checked options. */
+  readonly options: ResolvedCrudOptions;
+  private readonly plans = new WeakMap<OrmAdapter, { plan: CrudPlan; middleware: Middleware<AppState> }>();
+
+  constructor(options: CrudRouterOptions) {
+    this.options = resolveCrudOptions(options);
+  }
+
+  /** Compiles (once per adapter) the plan and its route table. */
+  private compiled(adapter: OrmAdapter, bodyLimit: number): { plan: CrudPlan; middleware: Middleware<AppState> } {
+    let entry = this.plans.get(adapter);
+    if (entry === undefined) {
+      const plan = compileCrudPlan(this.options, adapter, bodyLimit);
+      entry = { plan, middleware: routeGroup(plan.basePath, crudRoutes(plan)) };
+      this.plans.set(adapter, entry);
+    }
+    return entry;
+  }
+
+  /** Adds the routes to an `Application` (dispatched by resource) or to a plain Koa app. */
+  register_routes(app: Application | Koa<AppState> | Koa): void {
+    if (app instanceof Application) {
+      const adapter = this.options.adapter ?? app.adapter;
+      const { plan, middleware } = this.compiled(adapter, app.bodyLimit);
+      app.mount(plan.basePath.split('/')[1] ?? '', middleware);
+      app.openapi.addCrud({
+        description: plan.model,
+        prefix: this.options.prefix,
+        secure: this.options.secure,
+        ...(this.options.authDependency?.securityScheme === undefined
+          ? {}
+          : { securityScheme: this.options.authDependency.securityScheme }),
+        policies: this.options.policies,
+        readOnlyFields: plan.readOnlyFields,
+        extraInputFields: plan.hooks()?.extraFields ?? {},
+        extraRequiredOnCreate: plan.hooks()?.requiredOnCreate ?? [],
+        strict: this.options.strict,
+      });
+      return;
+    }
+    if (this.options.adapter !== undefined) useAdapterIfMissing(app, this.options.adapter);
+    app.use(this.middleware() as Middleware);
+  }
+
+  /** Alias of `register_routes`. */
+  registerRoutes(app: Application | Koa<AppState> | Koa): void {
+    this.register_routes(app);
+  }
+
+  /**
+   * Ordinary Koa middleware serving this router's routes and calling `next()` for every other
+   * path, for composing into an existing Koa app. The adapter comes from the options or from
+   * `useAdapter(koaApp, adapter)`.
+   */
+  middleware(options: { bodyLimit?: number } = {}): Middleware<AppState> {
+    const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    return (ctx: AppContext, next: Next) => {
+      const adapter = requireAdapter(ctx, this.options.adapter);
+      return this.compiled(adapter, bodyLimit).middleware(ctx, next);
+    };
+  }
+}
+
+/** Attaches the adapter to a plain Koa app unless one is attached already. */
+function useAdapterIfMissing(app: Koa<AppState> | Koa, adapter: OrmAdapter): void {
+  if (!Object.hasOwn(app.context, Symbol.for('koa-model-api.adapter'))) useAdapter(app as Koa, adapter);
+}

@@ -1,0 +1,59 @@
+/**
+ * Reads a request body for the routes that take one, with a size limit, and maps every parser
+ * failure to the error catalogue (400 malformed, 413 too large, 415 wrong type).
+ */
+import { bodyParser } from '@koa/bodyparser';
+import type { Context } from 'koa';
+import { ApiError } from '../errors.js';
+import type { AppContext } from '../types.js';
+
+/** The default body size limit: 1 MiB. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** Options of `bodyReader`. */
+export interface BodyReaderOptions {
+  /** Largest accepted body in bytes (after decompression). */
+  readonly limit: number;
+  /** Also accept `application/x-www-form-urlencoded` (the OAuth2 password form). */
+  readonly form?: boolean;
+}
+
+type ParserError = Error & { status?: number; statusCode?: number; type?: string };
+
+function toApiError(error: ParserError, limit: number): ApiError {
+  const status = error.status ?? error.statusCode;
+  if (status === 413 || error.type === 'entity.too.large') return ApiError.payloadTooLarge(limit);
+  if (status === 415 || error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') {
+    return new ApiError('unsupported_media_type', 'The body encoding or charset is not supported.');
+  }
+  if (error.type === 'request.aborted') return ApiError.badRequest('The request body was not received in full.');
+  if (error.type === 'request.size.invalid') return ApiError.badRequest('The request body length does not match Content-Length.');
+  if (status !== undefined && status >= 400 && status < 500) return ApiError.malformedJson();
+  return ApiError.internal(error);
+}
+
+/** Compiles a body reader once; calling it parses the request body or throws an `ApiError`. */
+export function bodyReader(options: BodyReaderOptions): (ctx: AppContext) => Promise<unknown> {
+  const accepted = options.form === true ? ['application/json', 'application/x-www-form-urlencoded'] : ['application/json'];
+  const parse = bodyParser({
+    enableTypes: options.form === true ? ['json', 'form'] : ['json'],
+    jsonLimit: options.limit,
+    formLimit: options.limit,
+    jsonStrict: true,
+    onError(error: Error) {
+      throw toApiError(error as ParserError, options.limit);
+    },
+  });
+  return async (ctx: AppContext): Promise<unknown> => {
+    const declared = Number(ctx.get('content-length') || '0');
+    if (declared > options.limit) throw ApiError.payloadTooLarge(options.limit);
+    if (!ctx.request.is(...accepted)) {
+      if (!ctx.request.type && declared === 0 && ctx.get('transfer-encoding') === '') {
+        throw ApiError.validation([{ path: '', message: 'a JSON object body is required' }]);
+      }
+      throw ApiError.unsupportedMediaType(accepted);
+    }
+    await parse(ctx as unknown as Context, async () => {});
+    return ctx.request.body;
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The outermost middleware: turns every error (and an unanswered request) into an RFC 9457
+ * problem details response. Only `ApiError` messages reach the client; anything else becomes a
+ * generic 500 whose cause is logged, never sent.
+ */
+import type { Middleware, Next } from 'koa';
+import { ApiError } from '../errors.js';
+import type { AppContext, AppState } from '../types.js';
+
+/** Where the framework writes what it logs. */
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string, error?: unknown): void;
+}
+
+/** Writes to the console. */
+export const consoleLogger: Logger = {
+  info: (message) => console.log(message),
+  warn: (message) => console.warn(message),
+  error: (message, error) => console.error(message, error),
+};
+
+type HttpLikeError = Error & { status?: number; statusCode?: number; expose?: boolean; type?: string };
+
+/** Maps any thrown value to an `ApiError`, logging what the client must not see. */
+export function toApiError(error: unknown, logger: Logger): ApiError {
+  if (error instanceof ApiError) {
+    if (error.status >= 500 && error.code !== 'service_unavailable') logger.error('request failed', error.cause ?? error);
+    return error;
+  }
+  const httpError = error as HttpLikeError;
+  const status = httpError?.status ?? httpError?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    // Errors of Koa middleware we compose (koa-jwt, body parsing): keep the status, not the text.
+    if (status === 401) return ApiError.unauthorized('A valid bearer token is required.', 'invalid_token');
+    if (status === 403) return ApiError.forbidden();
+    if (status === 404) return ApiError.notFound();
+    if (status === 413) return ApiError.payloadTooLarge(0);
+    if (status === 415) return ApiError.unsupportedMediaType(['application/json']);
+    return ApiError.badRequest('The request could not be read.');
+  }
+  logger.error('request failed', error);
+  return ApiError.internal(error);
+}
+
+/** Writes an `ApiError` as the response. */
+export function sendProblem(ctx: AppContext, error: ApiError): void {
+  for (const name of ['Location', 'Link', 'X-Total-Count', 'Content-Disposition']) ctx.remove(name);
+  ctx.status = error.status;
+  for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+  ctx.body = error.toProblem();
+  ctx.set('Content-Type', 'application/problem+json; charset=utf-8');
+}
+
+/** The error boundary of the application. */
+export function problemMiddleware(logger: Logger): Middleware<AppState> {
+  return async function problemDetails(ctx: AppContext, next: Next): Promise<void> {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body == null) {
+        sendProblem(ctx, ApiError.notFound(`No route for ${ctx.method} ${ctx.path.slice(0, 200)}.`));
+      }
+    } catch (error) {
+      sendProblem(ctx, toApiError(error, logger));
+    }
+  };
+}
+
+/** Headers every response carries. */
+export function securityHeaders(): Middleware<AppState> {
+  return async function headers(ctx: AppContext, next: Next): Promise<void> {
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Cache-Control', 'no-store');
+    await next();
+  };
+}

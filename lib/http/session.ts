@@ -1,0 +1,42 @@
+/**
+ * Where middleware finds the adapter and the request's unit of work: the `Application` (or
+ * `useAdapter` on a plain Koa app) puts the adapter on the Koa context prototype, and each
+ * request opens at most one session, lazily.
+ */
+import type Koa from 'koa';
+import { ConfigurationError } from '../errors.js';
+import type { OrmAdapter } from '../types.js';
+
+const ADAPTER: unique symbol = Symbol.for('koa-model-api.adapter');
+const SESSION: unique symbol = Symbol.for('koa-model-api.session');
+
+type Carrier = { [ADAPTER]?: OrmAdapter; [SESSION]?: unknown };
+type AnyContext = Koa.BaseContext | Koa.Context | Koa.ParameterizedContext<unknown, unknown>;
+
+/** Makes `adapter` the one every framework middleware of this Koa app uses. */
+export function useAdapter(koa: Koa<never, never> | Koa, adapter: OrmAdapter): void {
+  (koa.context as unknown as Carrier)[ADAPTER] = adapter;
+}
+
+/** The adapter of this request's app, if one was attached. */
+export function adapterOf(ctx: AnyContext): OrmAdapter | undefined {
+  return (ctx as unknown as Carrier)[ADAPTER];
+}
+
+/** The adapter of this request's app; a clear error when none was attached. */
+export function requireAdapter(ctx: AnyContext, fallback?: OrmAdapter): OrmAdapter {
+  const adapter = fallback ?? adapterOf(ctx);
+  if (adapter === undefined) {
+    throw new ConfigurationError(
+      'No ORM adapter: register the router on an Application, pass `adapter` in its options, or call useAdapter(koaApp, adapter).',
+    );
+  }
+  return adapter;
+}
+
+/** The request's unit of work, opened on first use (one per request). */
+export function sessionOf(ctx: AnyContext, adapter: OrmAdapter): unknown {
+  const carrier = ctx as unknown as Carrier;
+  if (!Object.hasOwn(carrier, SESSION)) carrier[SESSION] = adapter.openSession();
+  return carrier[SESSION];
+}

@@ -1,0 +1,24 @@
+/** koa-model-api: turn ORM models into a secure REST API on Koa. */
+export { Application, type ApplicationOptions, type ListenOptions } from './application.js';
+export { CrudRouter } from './crud/crud-router.js';
+export type { CrudRouterOptions } from './crud/crud-options.js';
+export { ApiError, ConfigurationError, ERROR_CATALOGUE, type ErrorCode, type FieldError, type ProblemDetails } from './errors.js';
+export { DEFAULT_BODY_LIMIT } from './http/body.js';
+export { consoleLogger, type Logger } from './http/problem-middleware.js';
+export { adapterOf, sessionOf, useAdapter } from './http/session.js';
+export { buildModelDescription, type ModelFacts, tableNameOf } from './model/describe.js';
+export {
+  explicitTableName,
+  FrameworkModel,
+  MIXIN_FIELDS,
+  type MixinFieldSpec,
+  mixinFieldsOf,
+  PROTECTED_FIELDS,
+  protectedFieldsOf,
+} from './model/framework-model.js';
+export { detectOwnerField, OWNER_FIELD_NAMES } from './model/ownership.js';
+export { defaultTableName, snakeCase } from './model/table-name.js';
+export { setWriteHooks, type WriteHooks, type WriteMode, writeHooksOf } from './model/write-hooks.js';
+export { FILTER_OPERATORS, LIST_LIMITS } from './query/list-query.js';
+export type { JsonSchema } from './schema/json-schema.js';
+export type * from './types.js';

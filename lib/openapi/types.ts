@@ -1,0 +1,36 @@
+/** What routers contribute to the OpenAPI document; the document builder turns them into OpenAPI 3.1. */
+import type { JsonSchema } from '../schema/json-schema.js';
+import type { CrudMethod, ModelDescription, Policy } from '../types.js';
+
+/** The generated operations of one `CrudRouter`. */
+export interface CrudRoutesDoc {
+  readonly description: ModelDescription;
+  /** Path prefix before `/{resource}` (empty for the application root). */
+  readonly prefix: string;
+  /** Every route requires the router's authentication dependency. */
+  readonly secure: boolean;
+  /** Name of the security scheme of the router's dependency, when secured. */
+  readonly securityScheme?: string;
+  readonly policies: Readonly<Partial<Record<CrudMethod, Policy>>>;
+  /** Fields this router never lets a client write on top of the model's own rules (the ownership field). */
+  readonly readOnlyFields: ReadonlySet<string>;
+  /** Write-only input fields added by plugins (e.g. `password` on the user model). */
+  readonly extraInputFields: Readonly<Record<string, JsonSchema>>;
+  readonly extraRequiredOnCreate: readonly string[];
+  /** Unknown or protected fields give 422 instead of being dropped. */
+  readonly strict: boolean;
+}
+
+/** A plain OpenAPI operation object (JSON), as a plugin writes it. */
+export type OpenApiOperation = Record<string, unknown>;
+
+/** An operation contributed by a plugin (the auth routes). */
+export interface OperationDoc {
+  readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** OpenAPI path template, e.g. `/admin/{id}/make-admin`. */
+  readonly path: string;
+  readonly operation: OpenApiOperation;
+}
+
+/** A security scheme object, e.g. `{ type: 'oauth2', flows: { password: { tokenUrl: '/login', scopes: {} } } }`. */
+export type SecuritySchemeObject = Record<string, unknown>;

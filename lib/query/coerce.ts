@@ -1,0 +1,70 @@
+/**
+ * Coercion of text from the URL (query values and `{id}`) to a field's JSON form, with a 400
+ * (or `undefined` for ids) for text that is not a value of that field.
+ */
+import { ApiError } from '../errors.js';
+import type { FieldDescription, FieldType, RecordId } from '../types.js';
+
+const INT32 = { min: -2147483648, max: 2147483647 };
+const PATTERNS: Partial<Record<FieldType, RegExp>> = {
+  integer: /^-?\d{1,10}$/,
+  bigint: /^-?\d{1,19}$/,
+  decimal: /^-?\d{1,30}(\.\d{1,30})?$/,
+  number: /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/,
+  uuid: /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
+  date: /^\d{4}-\d{2}-\d{2}$/,
+  datetime: /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/,
+  time: /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?$/,
+};
+const BIGINT_RANGE = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
+
+/** The value of `raw` for this field, or `undefined` when it is not one. */
+export function parseFieldText(field: FieldDescription, raw: string): unknown {
+  if (raw.includes('\u0000')) return undefined;
+  const pattern = PATTERNS[field.type];
+  if (pattern !== undefined && !pattern.test(raw)) return undefined;
+  switch (field.type) {
+    case 'integer': {
+      const value = Number(raw);
+      return value >= INT32.min && value <= INT32.max ? value : undefined;
+    }
+    case 'bigint': {
+      const value = BigInt(raw);
+      return value >= BIGINT_RANGE.min && value <= BIGINT_RANGE.max ? value.toString() : undefined;
+    }
+    case 'number': {
+      const value = Number(raw);
+      return Number.isFinite(value) ? value : undefined;
+    }
+    case 'boolean':
+      return raw === 'true' ? true : raw === 'false' ? false : undefined;
+    case 'date':
+    case 'datetime':
+      return Number.isNaN(Date.parse(raw)) ? undefined : raw;
+    case 'enum': {
+      const match = field.enumValues?.find((candidate) => String(candidate) === raw);
+      return match;
+    }
+    case 'string':
+    case 'text':
+      return field.maxLength !== undefined && raw.length > field.maxLength * 4 ? undefined : raw;
+    default:
+      return raw;
+  }
+}
+
+/** Coerces a query value; a 400 naming the parameter when it is not a value of the field. */
+export function coerceQueryValue(field: FieldDescription, raw: string, parameter: string): unknown {
+  const value = parseFieldText(field, raw);
+  if (value === undefined) {
+    throw ApiError.invalidQuery(`${parameter}: "${raw.slice(0, 100)}" is not a valid ${field.type} value.`);
+  }
+  return value;
+}
+
+/** Coerces a path `{id}`; `undefined` means no record can have it (the route answers 404). */
+export function coerceId(field: FieldDescription, raw: string): RecordId | undefined {
+  const value = parseFieldText(field, raw);
+  if (value === undefined) return undefined;
+  return typeof value === 'number' ? value : String(value);
+}

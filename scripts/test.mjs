@@ -1,0 +1,29 @@
+// Runs the compiled test suite (dist/spec/**/*.test.js) with node's test runner.
+// Usage: npm test [-- <path filter> ...]; KMA_DATABASES=sqlite-memory,postgresql narrows the targets.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = join(import.meta.dirname, '..', 'dist', 'spec');
+const filters = process.argv.slice(2);
+
+function walk(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? walk(path) : path.endsWith('.test.js') ? [path] : [];
+  });
+}
+
+const files = walk(root)
+  .filter((file) => filters.length === 0 || filters.some((f) => relative(root, file).includes(f)))
+  .sort();
+if (files.length === 0) {
+  console.error('No test files matched.');
+  process.exit(1);
+}
+const result = spawnSync(
+  process.execPath,
+  ['--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  { stdio: 'inherit', env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'test' } },
+);
+process.exit(result.status ?? 1);

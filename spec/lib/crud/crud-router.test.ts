@@ -1,0 +1,217 @@
+/**
+ * The CrudRouter's security hooks (secure, auth_dependency, policy, ownership), composition into
+ * plain Koa apps, and the outage path, with a test policy and a test authentication dependency
+ * on the in-memory adapter (the full route behaviour is the conformance suite's job).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import Koa from 'koa';
+import { defineMemoryModel, MemoryAdapter } from '../../../adapters/memory/index.js';
+import { Application } from '../../../lib/application.js';
+import { CrudRouter } from '../../../lib/crud/crud-router.js';
+import { ApiError, ConfigurationError } from '../../../lib/errors.js';
+import { problemMiddleware } from '../../../lib/http/problem-middleware.js';
+import { useAdapter } from '../../../lib/http/session.js';
+import { FrameworkModel } from '../../../lib/model/framework-model.js';
+import type { AppContext, AuthDependency, Policy } from '../../../lib/types.js';
+import { serve, type TestServer } from '../../support/http.js';
+
+class Member extends FrameworkModel {}
+class Note extends FrameworkModel {}
+class Memo extends FrameworkModel {}
+
+const silent = { info() {}, warn() {}, error() {} };
+
+function makeAdapter(): MemoryAdapter {
+  return new MemoryAdapter({
+    models: [
+      defineMemoryModel(Member, {
+        id: { type: 'integer', primary: true, generated: true },
+        name: { type: 'string' },
+        is_admin: { type: 'boolean', default: false },
+      }),
+      defineMemoryModel(Note, {
+        id: { type: 'integer', primary: true, generated: true },
+        text: { type: 'string' },
+        owner: { relation: { target: Member } },
+      }),
+      defineMemoryModel(Memo, {
+        id: { type: 'integer', primary: true, generated: true },
+        text: { type: 'string' },
+      }),
+    ],
+  });
+}
+
+/** Test authentication: `Authorization: Test <id>[:admin]`. */
+const testAuth: AuthDependency = Object.assign(
+  async (ctx: AppContext, next: () => Promise<unknown>) => {
+    const header = ctx.get('authorization');
+    const match = /^Test (\d+)(:admin)?$/.exec(header);
+    if (match === null) throw ApiError.unauthorized();
+    ctx.state.user = { id: Number(match[1]), isAdmin: match[2] !== undefined };
+    await next();
+  },
+  { userModel: Member, securityScheme: 'test' },
+);
+
+/** Test policy: the owner of the record or an admin; a list shows only one's own rows. */
+const ownerOrAdmin: Policy = {
+  name: 'test_owner_or_admin',
+  requiresUser: true,
+  authenticate: testAuth,
+  description: 'Owner or admin (test).',
+  allows: ({ user, record }) =>
+    user !== undefined && (user.isAdmin || record === undefined || record.owner === user.id),
+  scope: ({ user }) => (user?.isAdmin ? undefined : [{ field: 'owner', op: '$eq', value: user?.id }]),
+};
+
+const adminOnly: Policy = {
+  name: 'test_admin_only',
+  requiresUser: true,
+  authenticate: testAuth,
+  description: 'Admins only (test).',
+  allows: ({ user }) => user?.isAdmin === true,
+};
+
+const as = (id: number, admin = false) => ({ authorization: `Test ${id}${admin ? ':admin' : ''}` });
+
+describe('CrudRouter security hooks', () => {
+  let server: TestServer;
+  let adapter: MemoryAdapter;
+  before(async () => {
+    adapter = makeAdapter();
+    const app = new Application({ title: 'hooks', adapter, logger: silent });
+    new CrudRouter({ model: Member }).register_routes(app);
+    new CrudRouter({
+      model: Note,
+      secure: true,
+      auth_dependency: testAuth,
+      policy: { GET: ownerOrAdmin, PUT: ownerOrAdmin, DELETE: adminOnly },
+    }).register_routes(app);
+    new CrudRouter({ model: Memo, policy: { POST: adminOnly } }).register_routes(app);
+    server = await serve(app.callback());
+    for (const name of ['ann', 'bob']) {
+      assert.equal((await server.request('/members', { method: 'POST', json: { name } })).status, 201);
+    }
+  });
+  after(() => server.close());
+
+  it('refuses a secured route without a user: 401 with WWW-Authenticate: Bearer', async () => {
+    const response = await server.request('/notes');
+    assert.equal(response.status, 401);
+    assert.equal(response.headers.get('www-authenticate'), 'Bearer');
+    assert.equal(((await response.json()) as { code: string }).code, 'unauthorized');
+  });
+
+  it('sets the ownership field from the caller on create and ignores the one in the body', async () => {
+    const response = await server.request('/notes', { method: 'POST', headers: as(1), json: { text: 'a', owner: 2 } });
+    assert.equal(response.status, 201);
+    assert.deepEqual(await response.json(), { id: 1, text: 'a', owner: 1 });
+  });
+
+  it('keeps the owner unchanged on update', async () => {
+    const response = await server.request('/notes/1', { method: 'PUT', headers: as(1), json: { text: 'b', owner: 2 } });
+    assert.equal(response.status, 200);
+    assert.deepEqual(await response.json(), { id: 1, text: 'b', owner: 1 });
+  });
+
+  it('answers 403 when the policy refuses, and lets an admin through', async () => {
+    const refused = await server.request('/notes/1', { method: 'PUT', headers: as(2), json: { text: 'x' } });
+    assert.equal(refused.status, 403);
+    assert.equal(((await refused.json()) as { code: string }).code, 'forbidden');
+    const admin = await server.request('/notes/1', { method: 'PATCH', headers: as(2, true), json: { text: 'c' } });
+    assert.equal(admin.status, 200);
+  });
+
+  it('does not validate the body of a caller the policy refuses', async () => {
+    const response = await server.request('/notes/1', { method: 'PUT', headers: as(2), json: { text: 5 } });
+    assert.equal(response.status, 403);
+  });
+
+  it('narrows lists with the policy scope', async () => {
+    await server.request('/notes', { method: 'POST', headers: as(2), json: { text: 'bob' } });
+    const ann = (await (await server.request('/notes', { headers: as(1) })).json()) as { owner: number }[];
+    assert.deepEqual(
+      ann.map((note) => note.owner),
+      [1],
+    );
+    const admin = (await (await server.request('/notes', { headers: as(1, true) })).json()) as unknown[];
+    assert.equal(admin.length, 2);
+    assert.equal((await server.request('/notes/2', { headers: as(1) })).status, 403);
+  });
+
+  it('lets a policy authenticate by itself on an unsecured router', async () => {
+    assert.equal((await server.request('/memos', { method: 'POST', json: { text: 'x' } })).status, 401);
+    assert.equal((await server.request('/memos', { method: 'POST', headers: as(1), json: { text: 'x' } })).status, 403);
+    assert.equal((await server.request('/memos', { method: 'POST', headers: as(1, true), json: { text: 'x' } })).status, 201);
+    assert.equal((await server.request('/memos')).status, 200);
+  });
+
+  it('answers 404 before 403 only for records that do not exist', async () => {
+    assert.equal((await server.request('/notes/99', { method: 'DELETE', headers: as(1) })).status, 404);
+    assert.equal((await server.request('/notes/1', { method: 'DELETE', headers: as(1) })).status, 403);
+    assert.equal((await server.request('/notes/1', { method: 'DELETE', headers: as(1, true) })).status, 204);
+  });
+
+  it('answers 503 with Retry-After when the database is unavailable, and recovers', async () => {
+    adapter.setAvailable(false);
+    try {
+      const response = await server.request('/members');
+      assert.equal(response.status, 503);
+      assert.ok(Number(response.headers.get('retry-after')) > 0);
+      assert.equal(((await response.json()) as { code: string }).code, 'service_unavailable');
+      assert.equal((await server.request('/health/live')).status, 200);
+      assert.equal((await server.request('/health/ready')).status, 503);
+    } finally {
+      adapter.setAvailable(true);
+    }
+    assert.equal((await server.request('/members')).status, 200);
+    assert.equal((await server.request('/health/ready')).status, 200);
+  });
+});
+
+describe('CrudRouter configuration', () => {
+  it('checks its options when it is created', () => {
+    assert.throws(() => new CrudRouter({ model: Note, secure: true }), ConfigurationError);
+    assert.throws(
+      () => new CrudRouter({ model: Note, policy: { POST: {} as Policy } }),
+      /not a policy/,
+    );
+    assert.throws(
+      () => new CrudRouter({ model: Note, policy: { FETCH: adminOnly } as never }),
+      /unknown method "FETCH"/,
+    );
+    assert.throws(() => new CrudRouter({ model: Note, prefix: '/bad prefix' }), /Invalid prefix/);
+  });
+
+  it('refuses a model the adapter does not know at registration', () => {
+    class Stranger extends FrameworkModel {}
+    const app = new Application({ title: 't', adapter: makeAdapter(), logger: silent });
+    assert.throws(() => new CrudRouter({ model: Stranger }).register_routes(app));
+  });
+});
+
+describe('CrudRouter in a plain Koa app', () => {
+  let server: TestServer;
+  before(async () => {
+    const koa = new Koa();
+    koa.use(problemMiddleware(silent));
+    useAdapter(koa, makeAdapter());
+    koa.use(async (ctx, next) => {
+      if (ctx.path === '/hello') ctx.body = { hello: 'world' };
+      else await next();
+    });
+    new CrudRouter({ model: Memo, prefix: '/api/v1' }).register_routes(koa);
+    server = await serve(koa.callback());
+  });
+  after(() => server.close());
+
+  it('serves the routes under the prefix beside the app’s own routes', async () => {
+    assert.deepEqual(await (await server.request('/hello')).json(), { hello: 'world' });
+    const created = await server.request('/api/v1/memos', { method: 'POST', json: { text: 'x' } });
+    assert.equal(created.status, 201);
+    assert.equal(created.headers.get('location'), '/api/v1/memos/1');
+    assert.equal((await server.request('/memos')).status, 404);
+  });
+});
