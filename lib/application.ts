@@ -101,7 +101,8 @@ export class Application {
           method: 'GET',
           path: '/openapi.json',
           handler: async (ctx) => {
-            ctx.body = this.openapi.document();
+            ctx.type = 'application/json';
+            ctx.body = this.openapi.json();
           },
         },
       ]),

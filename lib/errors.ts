@@ -8,7 +8,6 @@ export const ERROR_CATALOGUE = {
   bad_request: { status: 400, title: 'Bad request' },
   malformed_json: { status: 400, title: 'Malformed JSON body' },
   invalid_query: { status: 400, title: 'Invalid query parameter' },
-  invalid_identifier: { status: 404, title: 'Not found' },
   unauthorized: { status: 401, title: 'Authentication required' },
   invalid_token: { status: 401, title: 'Invalid or expired token' },
   invalid_credentials: { status: 401, title: 'Invalid username or password' },

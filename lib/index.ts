@@ -19,6 +19,34 @@ export {
 export { detectOwnerField, OWNER_FIELD_NAMES } from './model/ownership.js';
 export { defaultTableName, snakeCase } from './model/table-name.js';
 export { setWriteHooks, type WriteHooks, type WriteMode, writeHooksOf } from './model/write-hooks.js';
+export {
+  headerRef,
+  PROBLEM_MEDIA_TYPE,
+  PROBLEM_RESPONSES,
+  type ProblemResponseName,
+  parameterRef,
+  responseRef,
+  schemaRef,
+} from './openapi/components.js';
+export {
+  buildOpenApiDocument,
+  DEFAULT_SECURITY_SCHEME,
+  OPENAPI_VERSION,
+  type OpenApiInfo,
+  type OpenApiSources,
+} from './openapi/document.js';
+export { OpenApiRegistry } from './openapi/registry.js';
+export type * from './openapi/types.js';
 export { FILTER_OPERATORS, LIST_LIMITS } from './query/list-query.js';
+export { createSchema, fieldValueSchema, readSchema, updateSchema, type WriteSchemaOptions } from './schema/model-schemas.js';
+export {
+  add_swagger_ui,
+  addSwaggerUi,
+  DEFAULT_DOCS_PATH,
+  type SwaggerHost,
+  type SwaggerUiMiddlewareOptions,
+  type SwaggerUiOptions,
+  swaggerUi,
+} from './swagger-ui.js';
 export type { JsonSchema } from './schema/json-schema.js';
 export type * from './types.js';

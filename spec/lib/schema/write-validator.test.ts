@@ -67,9 +67,13 @@ describe('compileWriteValidator', () => {
       extraFields: { password: { type: 'string', minLength: 8 } },
       extraRequired: ['password'],
     });
-    assert.deepEqual(withPassword({ username: 'ann', password: 'long enough' }), { username: 'ann', password: 'long enough' });
+    assert.deepEqual(withPassword({ username: 'ann', owner: 1, password: 'long enough' }), {
+      username: 'ann',
+      owner: 1,
+      password: 'long enough',
+    });
     assert.deepEqual(
-      problems(() => withPassword({ username: 'ann' })),
+      problems(() => withPassword({ username: 'ann', owner: 1 })),
       [{ path: 'password', message: 'is required' }],
     );
   });

@@ -1,0 +1,88 @@
+/**
+ * How a model is declared to the `MemoryAdapter`: there is no ORM metadata to read, so each model
+ * class comes with a field declaration that says what an ORM mapping would say.
+ */
+import type { FieldType, ModelClass } from '../../lib/types.js';
+
+/** A JSON value, as a `json` field stores it and as a static default may be written. */
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | readonly JsonValue[]
+  | { readonly [key: string]: JsonValue };
+
+/** A default: a static value, or a function called on every insert (e.g. `() => new Date()`). */
+export type MemoryDefault = JsonValue | Date | (() => unknown);
+
+/** Options every field kind shares. */
+interface MemoryFieldOptions {
+  /** NULL allowed (default false). A primary key is never nullable. */
+  readonly nullable?: boolean;
+  /** Used when a create does not give the field; an explicit `null` is stored as null (like SQL). */
+  readonly default?: MemoryDefault;
+  /** A unique constraint; NULLs never collide (like SQL). */
+  readonly unique?: boolean;
+  /** Never in a response, a filter, a sort or a field selection (the core enforces it). */
+  readonly hidden?: boolean;
+}
+
+/** A column of a scalar type. */
+export interface MemoryScalarField extends MemoryFieldOptions {
+  readonly type: FieldType;
+  /** The primary key; exactly one field per model. */
+  readonly primary?: boolean;
+  /** The store produces the value: a sequence for `integer`/`bigint`, a random UUID for `uuid`. */
+  readonly generated?: boolean;
+  /** Longest accepted value of a `string`/`text` field, in characters. */
+  readonly maxLength?: number;
+  /** The accepted values of an `enum` field (required for `enum`). */
+  readonly enumValues?: readonly (string | number)[];
+  readonly relation?: never;
+}
+
+/** A many-to-one relation, stored (and exposed) as the referenced row's primary key. */
+export interface MemoryRelationField extends MemoryFieldOptions {
+  readonly relation: {
+    /** The referenced model, or a function returning it (for models declared later or cycles). */
+    readonly target: ModelClass | (() => ModelClass);
+  };
+  readonly type?: never;
+  readonly primary?: never;
+  readonly generated?: never;
+  readonly maxLength?: never;
+  readonly enumValues?: never;
+}
+
+/** One field of a memory model: a scalar column or a many-to-one relation. */
+export type MemoryFieldDeclaration = MemoryScalarField | MemoryRelationField;
+
+/** A model class with its fields, as given to `new MemoryAdapter({ models })`. */
+export interface MemoryModelDeclaration<M extends ModelClass = ModelClass> {
+  readonly model: M;
+  /** Fields in the order they appear in records and documents. Columns of `[MIXIN_FIELDS]` are added. */
+  readonly fields: Readonly<Record<string, MemoryFieldDeclaration>>;
+  /** The table name an ORM mapping would give explicitly; a static `__tablename__` still wins. */
+  readonly table?: string;
+}
+
+/**
+ * Declares a model for the `MemoryAdapter`; the same as writing the object literal, with the
+ * model's type kept for the caller.
+ *
+ * @example
+ * class Person extends FrameworkModel {}
+ * const people = defineMemoryModel(Person, {
+ *   id: { type: 'integer', primary: true, generated: true },
+ *   name: { type: 'string', maxLength: 100 },
+ * });
+ * const adapter = new MemoryAdapter({ models: [people] });
+ */
+export function defineMemoryModel<M extends ModelClass>(
+  model: M,
+  fields: Readonly<Record<string, MemoryFieldDeclaration>>,
+  options: { readonly table?: string } = {},
+): MemoryModelDeclaration<M> {
+  return options.table === undefined ? { model, fields } : { model, fields, table: options.table };
+}

@@ -1,0 +1,162 @@
+/**
+ * Builds the OpenAPI 3.1 document from what routers and plugins contributed: the CRUD routes of
+ * every `CrudRouter`, plugin operations, security schemes and named schemas.
+ */
+import { ConfigurationError } from '../errors.js';
+import type { JsonSchema } from '../schema/json-schema.js';
+import type { AuthDependency, Policy } from '../types.js';
+import { baseComponents } from './components.js';
+import { type CrudBuildContext, crudPathItems } from './crud-operations.js';
+import { humanize, OperationIdAllocator, operationIdFromPath } from './naming.js';
+import type { CrudRoutesDoc, OperationDoc, SecuritySchemeObject } from './types.js';
+
+/** The `info` object of the document. */
+export interface OpenApiInfo {
+  readonly title: string;
+  readonly version?: string;
+  readonly description?: string;
+}
+
+/** Everything a document is built from. */
+export interface OpenApiSources {
+  readonly info: OpenApiInfo;
+  readonly crud: readonly CrudRoutesDoc[];
+  readonly operations: readonly OperationDoc[];
+  readonly securitySchemes: Readonly<Record<string, SecuritySchemeObject>>;
+  /** Schemas plugins name in their operations (`#/components/schemas/<name>`). */
+  readonly schemas: Readonly<Record<string, JsonSchema>>;
+}
+
+/** The OpenAPI version the document declares. */
+export const OPENAPI_VERSION = '3.1.0';
+/** `info.version` when the application gives none. */
+export const DEFAULT_API_VERSION = '1.0.0';
+/** Scheme name used when an operation needs a user and no dependency named its scheme. */
+export const DEFAULT_SECURITY_SCHEME = 'bearerAuth';
+/** The scheme documented for a referenced name that no plugin registered: a JWT bearer token. */
+export const BEARER_SECURITY_SCHEME: SecuritySchemeObject = {
+  type: 'http',
+  scheme: 'bearer',
+  bearerFormat: 'JWT',
+};
+
+/** Compares two JSON values by content (schemas are plain JSON, key order is fixed by the builders). */
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The security scheme name a policy's own authentication documents, if it names one. */
+function policyScheme(policy: Policy | undefined): string | undefined {
+  const dependency = policy?.authenticate as Partial<Pick<AuthDependency, 'securityScheme'>> | undefined;
+  return dependency?.securityScheme;
+}
+
+/**
+ * Picks the scheme of an operation that needs a user: the router's, then the policy's, then the
+ * only registered one, then the default bearer scheme.
+ */
+function schemeResolver(
+  registered: Readonly<Record<string, SecuritySchemeObject>>,
+): (doc: CrudRoutesDoc, policy: Policy | undefined) => string {
+  const names = Object.keys(registered);
+  const only = names.length === 1 ? names[0] : undefined;
+  return (doc, policy) =>
+    (doc.secure ? doc.securityScheme : undefined) ??
+    policyScheme(policy) ??
+    doc.securityScheme ??
+    only ??
+    DEFAULT_SECURITY_SCHEME;
+}
+
+/** Security scheme names that operations of a path item require. */
+function requiredSchemes(pathItem: Record<string, unknown>): string[] {
+  const names: string[] = [];
+  for (const value of Object.values(pathItem)) {
+    const security = (value as { security?: unknown } | null)?.security;
+    if (!Array.isArray(security)) continue;
+    for (const requirement of security) names.push(...Object.keys(requirement as Record<string, unknown>));
+  }
+  return names;
+}
+
+/** Builds a fresh OpenAPI 3.1 document; the sources are not modified. */
+export function buildOpenApiDocument(sources: OpenApiSources): Record<string, unknown> {
+  const components = baseComponents();
+  const ids = new OperationIdAllocator();
+  const paths: Record<string, Record<string, unknown>> = {};
+  const tags = new Map<string, Record<string, unknown>>();
+
+  for (const [name, schema] of Object.entries(sources.schemas)) {
+    if (name in components.schemas) {
+      throw new ConfigurationError(`The OpenAPI schema name "${name}" is reserved by koa-model-api.`);
+    }
+    components.schemas[name] = structuredClone(schema);
+  }
+
+  const context: CrudBuildContext = {
+    schema(name, schema) {
+      let candidate = name;
+      for (let n = 2; ; n++) {
+        const existing = components.schemas[candidate];
+        if (existing === undefined) components.schemas[candidate] = schema;
+        if (existing === undefined || sameJson(existing, schema))
+          return { $ref: `#/components/schemas/${candidate}` };
+        candidate = `${name}${n}`;
+      }
+    },
+    operationId: (preferred) => ids.claim(preferred),
+    securityScheme: schemeResolver(sources.securitySchemes),
+  };
+
+  // Plugin operations claim their explicit ids first: a plugin's documented id never changes.
+  const extra = sources.operations.map((op) => {
+    const operation = structuredClone(op.operation);
+    const given = operation.operationId;
+    operation.operationId = ids.claim(
+      typeof given === 'string' ? given : operationIdFromPath(op.method, op.path),
+    );
+    return { ...op, operation };
+  });
+
+  for (const doc of sources.crud) {
+    const resource = doc.description.resource;
+    if (!tags.has(resource)) {
+      const words = humanize(doc.description.name);
+      tags.set(resource, {
+        name: resource,
+        description: `${words.charAt(0).toUpperCase()}${words.slice(1)} records.`,
+      });
+    }
+    for (const [path, item] of Object.entries(crudPathItems(doc, context))) paths[path] = item;
+  }
+  for (const op of extra) {
+    paths[op.path] ??= {};
+    (paths[op.path] as Record<string, unknown>)[op.method] = op.operation;
+    const opTags = op.operation.tags;
+    if (Array.isArray(opTags)) {
+      for (const tag of opTags) if (typeof tag === 'string' && !tags.has(tag)) tags.set(tag, { name: tag });
+    }
+  }
+
+  const securitySchemes: Record<string, SecuritySchemeObject> = structuredClone({
+    ...sources.securitySchemes,
+  });
+  for (const item of Object.values(paths)) {
+    for (const name of requiredSchemes(item)) securitySchemes[name] ??= { ...BEARER_SECURITY_SCHEME };
+  }
+
+  return {
+    openapi: OPENAPI_VERSION,
+    info: {
+      title: sources.info.title,
+      version: sources.info.version ?? DEFAULT_API_VERSION,
+      ...(sources.info.description === undefined ? {} : { description: sources.info.description }),
+    },
+    tags: [...tags.values()],
+    paths,
+    components: {
+      ...components,
+      ...(Object.keys(securitySchemes).length === 0 ? {} : { securitySchemes }),
+    },
+  };
+}

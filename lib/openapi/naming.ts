@@ -1,0 +1,47 @@
+/** Names the document derives from models and paths: operationIds, summaries, tags. */
+
+/** `blog_posts` / `blog-posts` / `BlogPost` / `/admin/{id}` → `BlogPosts` / `BlogPost` / `AdminId`. */
+export function pascalCase(text: string): string {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter((word) => word.length > 0)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+}
+
+/** `BlogPost` → `blog post`; `blog_posts` → `blog posts`: words for summaries. */
+export function humanize(text: string): string {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter((word) => word.length > 0)
+    .join(' ')
+    .toLowerCase();
+}
+
+/** `a` or `an` before a word, by its first letter (good enough for summaries). */
+export function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? 'an' : 'a';
+}
+
+/** An operationId for an operation that has none: `post /admin/{id}/make-admin` → `postAdminIdMakeAdmin`. */
+export function operationIdFromPath(method: string, path: string): string {
+  return method.toLowerCase() + pascalCase(path);
+}
+
+/**
+ * Hands out unique operationIds: the first claim of a name gets it, later claims get `name2`,
+ * `name3`… Claims happen in registration order, so ids are stable for a given application.
+ */
+export class OperationIdAllocator {
+  readonly #used = new Set<string>();
+
+  /** A unique id, `preferred` when it is still free. */
+  claim(preferred: string): string {
+    let candidate = preferred;
+    for (let n = 2; this.#used.has(candidate); n++) candidate = `${preferred}${n}`;
+    this.#used.add(candidate);
+    return candidate;
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * JSON Schemas (2020-12) derived from a model description: one per field value, and the read,
+ * create and update shapes of a record. Validation and the OpenAPI document both use them, so
+ * what is documented is what is enforced.
+ */
+import { ConfigurationError } from '../errors.js';
+import type { FieldDescription, ModelDescription } from '../types.js';
+import type { JsonSchema } from './json-schema.js';
+
+/** Options of the write schemas: the router's own rules on top of the model's. */
+export interface WriteSchemaOptions {
+  /** Fields this router never lets a client write (e.g. the ownership field of a secured router). */
+  readonly readOnlyFields?: ReadonlySet<string>;
+  /** Input-only fields added by plugins (e.g. `password`); they win over a model field of the same name. */
+  readonly extraFields?: Readonly<Record<string, JsonSchema>>;
+  /** Extra fields a create must include; each must be a writable or extra field. */
+  readonly extraRequired?: readonly string[];
+}
+
+/** Bounds of a 32-bit signed integer column, the common `integer` of SQL databases. */
+export const INT32_MIN = -2147483648;
+/** Upper bound of a 32-bit signed integer column. */
+export const INT32_MAX = 2147483647;
+
+/**
+ * Text may hold any character but NUL: PostgreSQL refuses it in text columns and C clients of
+ * other databases truncate at it. A negated class stays linear on long strings.
+ */
+export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+/** A base-10 integer of any size, sent as a string so no JSON parser loses precision. */
+export const BIGINT_PATTERN = '^-?[0-9]+$';
+/** A base-10 decimal, sent as a string so no JSON parser rounds it. */
+export const DECIMAL_PATTERN = '^-?[0-9]+(\\.[0-9]+)?$';
+/** `HH:MM`, `HH:MM:SS` or `HH:MM:SS.fraction`, 24-hour clock, no time zone (SQL `time`). */
+export const TIME_PATTERN = '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]+)?)?$';
+
+/** The schema of a value of the field's kind, before nullability and defaults. */
+function kindSchema(field: FieldDescription): JsonSchema {
+  switch (field.type) {
+    case 'string':
+    case 'text':
+      return {
+        type: 'string',
+        pattern: NO_NUL_PATTERN,
+        ...(field.maxLength === undefined ? {} : { maxLength: field.maxLength }),
+      };
+    case 'uuid':
+      return { type: 'string', format: 'uuid' };
+    case 'integer':
+      return { type: 'integer', minimum: INT32_MIN, maximum: INT32_MAX };
+    case 'bigint':
+      return {
+        type: 'string',
+        pattern: BIGINT_PATTERN,
+        description: 'A 64-bit integer, written as a string.',
+      };
+    case 'number':
+      return { type: 'number' };
+    case 'decimal':
+      return {
+        type: 'string',
+        pattern: DECIMAL_PATTERN,
+        description: 'An exact decimal, written as a string.',
+      };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'date':
+      return { type: 'string', format: 'date' };
+    case 'datetime':
+      return { type: 'string', format: 'date-time' };
+    case 'time':
+      return { type: 'string', pattern: TIME_PATTERN };
+    case 'json':
+      return {};
+    case 'enum':
+      return enumSchema(field.enumValues ?? []);
+  }
+}
+
+/** `enum` plus a `type` when the values share one, which code generators and Swagger UI use. */
+function enumSchema(values: readonly (string | number)[]): JsonSchema {
+  const schema: JsonSchema = { enum: [...values] };
+  if (values.length === 0) return schema;
+  if (values.every((value) => typeof value === 'string')) schema.type = 'string';
+  else if (values.every((value) => Number.isInteger(value))) schema.type = 'integer';
+  else if (values.every((value) => typeof value === 'number')) schema.type = 'number';
+  return schema;
+}
+
+/** Whether a value survives a JSON round trip unchanged (no Date, no function, no class instance). */
+function isJsonValue(value: unknown): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(isJsonValue);
+  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.values(value as Record<string, unknown>).every(isJsonValue);
+  }
+  return false;
+}
+
+/** Adds `null` to a schema's `type` (or `enum`); a schema without either already allows null. */
+function withNull(schema: JsonSchema): JsonSchema {
+  const result: JsonSchema = { ...schema };
+  if (result.enum !== undefined && !result.enum.includes(null)) result.enum = [...result.enum, null];
+  if (typeof result.type === 'string') result.type = [result.type, 'null'];
+  return result;
+}
+
+/** JSON Schema of one field's value (nullable → type includes 'null', enum incl. null). */
+export function fieldValueSchema(field: FieldDescription): JsonSchema {
+  let schema = kindSchema(field);
+  if (field.nullable) schema = withNull(schema);
+  if (field.relation !== undefined) {
+    schema.description = `Primary key (${field.relation.targetKey}) of the referenced ${field.relation.target}.`;
+  }
+  if (field.default !== undefined && isJsonValue(field.default)) schema.default = field.default;
+  return schema;
+}
+
+/**
+ * The value schema without `default`: in a response every field is present, and in an update a
+ * validator that applied defaults would reset fields the client left out.
+ */
+function valueSchemaWithoutDefault(field: FieldDescription): JsonSchema {
+  const { default: _ignored, ...schema } = fieldValueSchema(field);
+  return schema;
+}
+
+/** An object schema that refuses unknown keys; `required` only when non-empty. */
+function objectSchema(properties: Record<string, JsonSchema>, required: readonly string[]): JsonSchema {
+  return {
+    type: 'object',
+    properties,
+    ...(required.length === 0 ? {} : { required: [...required] }),
+    additionalProperties: false,
+  };
+}
+
+/** Response schema: readable (non-hidden) fields, all listed in required, additionalProperties false. */
+export function readSchema(model: ModelDescription): JsonSchema {
+  const readable = model.fields.filter((field) => !field.hidden);
+  const properties: Record<string, JsonSchema> = {};
+  for (const field of readable) properties[field.name] = valueSchemaWithoutDefault(field);
+  return objectSchema(
+    properties,
+    readable.map((field) => field.name),
+  );
+}
+
+/**
+ * The fields a client may send: writable, not hidden (a hidden field is never shown, so it is not
+ * offered either) and not made read-only by the router.
+ */
+function writableFields(model: ModelDescription, options: WriteSchemaOptions): FieldDescription[] {
+  const readOnly = options.readOnlyFields ?? new Set<string>();
+  return model.fields.filter((field) => field.writable && !field.hidden && !readOnly.has(field.name));
+}
+
+/** Properties of a write body: writable model fields, then the extra fields. */
+function writeProperties(
+  model: ModelDescription,
+  options: WriteSchemaOptions,
+  withDefaults: boolean,
+): Record<string, JsonSchema> {
+  const properties: Record<string, JsonSchema> = {};
+  for (const field of writableFields(model, options)) {
+    properties[field.name] = withDefaults ? fieldValueSchema(field) : valueSchemaWithoutDefault(field);
+  }
+  for (const [name, schema] of Object.entries(options.extraFields ?? {})) properties[name] = { ...schema };
+  return properties;
+}
+
+/** Create body: writable fields not in readOnlyFields + extraFields; required = field.required && writable, plus extraRequired; additionalProperties false. */
+export function createSchema(model: ModelDescription, options: WriteSchemaOptions = {}): JsonSchema {
+  const properties = writeProperties(model, options, true);
+  const required = writableFields(model, options)
+    .filter((field) => field.required)
+    .map((field) => field.name);
+  for (const name of options.extraRequired ?? []) {
+    if (!(name in properties)) {
+      throw new ConfigurationError(
+        `Model ${model.name}: the required input field "${name}" is neither a writable field nor an extra field.`,
+      );
+    }
+    if (!required.includes(name)) required.push(name);
+  }
+  return objectSchema(properties, required);
+}
+
+/** Update body (PUT/PATCH partial): same properties, none required. */
+export function updateSchema(model: ModelDescription, options: WriteSchemaOptions = {}): JsonSchema {
+  return objectSchema(writeProperties(model, options, false), []);
+}

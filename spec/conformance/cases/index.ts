@@ -1,0 +1,19 @@
+/** Every case of the suite by name; the type makes sure no name of `conformanceCases` lacks a body. */
+import type { ConformanceCase } from '../context.js';
+import type { ConformanceCaseName } from '../names.js';
+import { createCases } from './create.js';
+import { filterCases } from './filters.js';
+import { httpCases } from './http.js';
+import { keyCases } from './keys.js';
+import { listCases } from './list.js';
+import { recordCases } from './records.js';
+
+/** The body of each named case. */
+export const caseBodies: Readonly<Record<ConformanceCaseName, ConformanceCase>> = {
+  ...createCases,
+  ...recordCases,
+  ...keyCases,
+  ...listCases,
+  ...filterCases,
+  ...httpCases,
+};

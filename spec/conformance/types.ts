@@ -1,0 +1,52 @@
+/**
+ * What an adapter author provides to run the conformance suite: a target that builds a fresh,
+ * empty schema with the eight conformance models, mapped by their ORM.
+ */
+import type { ModelClass, OrmAdapter } from '../../lib/types.js';
+import type { ConformanceCaseName } from './names.js';
+
+/**
+ * The eight model classes of the suite, mapped by the target's ORM. Every class extends
+ * `FrameworkModel`; shapes (JSON keys = property names):
+ * - `Gadget` → table `gadgets`: `id` integer auto-increment pk; `name` string(100) required unique;
+ *   `description` text nullable; `quantity` integer default 0; `price` decimal(10,2) nullable;
+ *   `rating` number (double) nullable; `active` boolean default true; `released` date nullable;
+ *   `updated_at` datetime nullable; `alarm` time nullable; `metadata` json nullable;
+ *   `color` enum `red|green|blue` default `red`; `serial` bigint nullable; `secret` string nullable hidden.
+ * - `Person` → `people`: `id` integer auto-increment pk, `name` string.
+ * - `Category` → `categories`: `id`, `name` string unique.
+ * - `Box` → `boxes`: `id` uuid pk generated, `label` string.
+ * - `Tag` with `static __tablename__ = 'labels'` → `labels`: `id`, `name` string unique.
+ * - `Author` → `authors`: `id`, `name` string.
+ * - `Book` → `books`: `id`, `title` string, `author` many-to-one `Author` (required), exposed as its key.
+ * - `Country` → `countries`: `code` string(2) pk given by the client on create, `name` string.
+ */
+export interface ConformanceModels {
+  readonly Gadget: ModelClass;
+  readonly Person: ModelClass;
+  readonly Category: ModelClass;
+  readonly Box: ModelClass;
+  readonly Tag: ModelClass;
+  readonly Author: ModelClass;
+  readonly Book: ModelClass;
+  readonly Country: ModelClass;
+}
+
+/** What `setup()` hands to the suite. */
+export interface ConformanceEnvironment {
+  /** The adapter under test, connected to a fresh and empty schema of the eight models. */
+  readonly adapter: OrmAdapter;
+  readonly models: ConformanceModels;
+  /** Called once after the last case: close the adapter, drop the schema or database. */
+  teardown(): Promise<void>;
+}
+
+/** One adapter configuration to test, e.g. MikroORM on PostgreSQL. */
+export interface ConformanceTarget {
+  /** Shown in test names and the summary line, e.g. `mikro-orm:postgresql`. */
+  readonly name: string;
+  /** Builds a fresh, empty schema (unique database name, so parallel runs never collide). */
+  setup(): Promise<ConformanceEnvironment>;
+  /** Cases this target does not pass, each with the reason; an empty reason is refused. */
+  readonly skip?: Partial<Record<ConformanceCaseName, string>>;
+}

@@ -1,0 +1,227 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { FormatsPlugin } from 'ajv-formats';
+import addFormatsModule from 'ajv-formats';
+import { ConfigurationError } from '../../../lib/errors.js';
+import type { JsonSchema } from '../../../lib/schema/json-schema.js';
+import {
+  createSchema,
+  fieldValueSchema,
+  readSchema,
+  updateSchema,
+} from '../../../lib/schema/model-schemas.js';
+import type { ModelDescription } from '../../../lib/types.js';
+import { gadgetDescription, personDescription, userDescription } from '../openapi/fixtures.js';
+
+const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
+  addFormatsModule) as FormatsPlugin;
+// Strict mode: an unknown keyword or a malformed pattern in a generated schema fails the test.
+const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, unicodeRegExp: true });
+addFormats(ajv);
+
+const person = personDescription();
+
+function valueValidator(model: ModelDescription, name: string): (value: unknown) => boolean {
+  const field = model.fieldsByName.get(name);
+  assert.ok(field, `fixture has ${name}`);
+  const validate = ajv.compile(fieldValueSchema(field));
+  return (value) => validate(value);
+}
+
+function accepts(model: ModelDescription, name: string, good: unknown[], bad: unknown[]): void {
+  const check = valueValidator(model, name);
+  for (const value of good) assert.equal(check(value), true, `${name} accepts ${JSON.stringify(value)}`);
+  for (const value of bad) assert.equal(check(value), false, `${name} refuses ${JSON.stringify(value)}`);
+}
+
+describe('fieldValueSchema', () => {
+  it('string: bounded by maxLength in code points, no NUL', () => {
+    accepts(
+      person,
+      'name',
+      ['', 'Ada', '😀'.repeat(100), 'é'.repeat(100)],
+      ['a'.repeat(101), 'a\u0000b', '\u0000', 1, null],
+    );
+  });
+
+  it('text: unbounded, nullable, no NUL', () => {
+    accepts(person, 'bio', ['x'.repeat(100_000), null, 'line\nbreak'], ['nul\u0000inside', 3, true]);
+  });
+
+  it('uuid: the uuid format', () => {
+    accepts(person, 'external_id', ['6f1c2f9e-8c3b-4c53-9a53-5d1d0f8d2a11'], ['not-a-uuid', '', null, 1]);
+  });
+
+  it('integer: within int32', () => {
+    accepts(person, 'age', [0, -2147483648, 2147483647, 18], [2147483648, -2147483649, 1.5, '18', null]);
+  });
+
+  it('bigint: a decimal string, nullable', () => {
+    accepts(
+      person,
+      'population',
+      ['9223372036854775807', '-1', '0', null],
+      [12, '1.0', '1e3', '', ' 1', 'abc'],
+    );
+  });
+
+  it('number, decimal, boolean', () => {
+    accepts(person, 'score', [1.5, -3, 0, null], ['1.5', true]);
+    accepts(person, 'price', ['10', '10.25', '-0.5'], [10.25, '10.', '.5', '1e2', '', null]);
+    accepts(person, 'active', [true, false], ['true', 1, null]);
+  });
+
+  it('date, datetime, time', () => {
+    accepts(
+      person,
+      'birthday',
+      ['2024-02-29', null],
+      ['2023-02-29', '2024-13-01', '2024-01-01T00:00:00Z', 20240101],
+    );
+    accepts(
+      person,
+      'created_at',
+      ['2024-01-01T10:20:30Z', '2024-01-01T10:20:30.5+02:00'],
+      ['2024-01-01', 'now', null],
+    );
+    accepts(
+      person,
+      'wakes_at',
+      ['07:30', '23:59:59', '00:00:00.123', null],
+      ['24:00', '7:30', '07:60', '07:30:61', '07:30Z', ''],
+    );
+  });
+
+  it('json: any JSON value', () => {
+    accepts(person, 'meta', [null, 1, 'x', [1, { a: 2 }], { nested: { deep: true } }], []);
+  });
+
+  it('enum: string and nullable integer values, with a type', () => {
+    accepts(person, 'status', ['active', 'banned'], ['other', null, 0]);
+    accepts(person, 'level', [1, 2, 3, null], [4, '1']);
+    const level = person.fieldsByName.get('level');
+    assert.ok(level);
+    assert.deepEqual(fieldValueSchema(level), { enum: [1, 2, 3, null], type: ['integer', 'null'] });
+  });
+
+  it('relation: the referenced key schema with a description', () => {
+    const owner = person.fieldsByName.get('owner');
+    assert.ok(owner);
+    const schema = fieldValueSchema(owner);
+    assert.equal(schema.type, 'integer');
+    assert.equal(schema.maximum, 2147483647);
+    assert.match(schema.description ?? '', /User/);
+  });
+
+  it('copies JSON defaults only', () => {
+    const byName = (name: string) => {
+      const found = person.fieldsByName.get(name);
+      assert.ok(found);
+      return fieldValueSchema(found);
+    };
+    assert.equal(byName('age').default, 18);
+    assert.equal(byName('status').default, 'active');
+    assert.deepEqual(byName('meta').default, { tags: [] });
+    assert.equal('default' in byName('created_at'), false, 'a Date default is not a JSON value');
+    assert.equal('default' in byName('name'), false);
+  });
+});
+
+describe('readSchema', () => {
+  const schema = readSchema(person);
+
+  it('lists every readable field as required and no hidden field', () => {
+    const readable = person.fields.filter((f) => !f.hidden).map((f) => f.name);
+    assert.deepEqual(Object.keys(schema.properties ?? {}), readable);
+    assert.deepEqual(schema.required, readable);
+    assert.equal('secret' in (schema.properties ?? {}), false);
+    assert.equal(schema.additionalProperties, false);
+    const user = readSchema(userDescription());
+    assert.equal('hashed_password' in (user.properties ?? {}), false);
+    assert.ok('is_admin' in (user.properties ?? {}), 'the admin flag is readable');
+  });
+
+  it('carries no defaults and validates a stored record', () => {
+    for (const property of Object.values(schema.properties ?? {})) assert.equal('default' in property, false);
+    const validate = ajv.compile(schema);
+    const record = {
+      id: 1,
+      name: 'Ada',
+      bio: null,
+      external_id: '6f1c2f9e-8c3b-4c53-9a53-5d1d0f8d2a11',
+      age: 36,
+      population: null,
+      score: 1.5,
+      price: '9.99',
+      active: true,
+      birthday: '1815-12-10',
+      created_at: '2024-01-01T00:00:00.000Z',
+      wakes_at: null,
+      meta: { tags: ['math'] },
+      status: 'active',
+      level: null,
+      owner: 7,
+    };
+    assert.equal(validate(record), true, JSON.stringify(validate.errors));
+    assert.equal(validate({ ...record, secret: 'x' }), false, 'a hidden field is not part of a response');
+  });
+});
+
+describe('createSchema', () => {
+  it('offers writable fields only and requires those without default', () => {
+    const schema = createSchema(person);
+    const names = Object.keys(schema.properties ?? {});
+    for (const absent of ['id', 'created_at', 'secret']) assert.equal(names.includes(absent), false, absent);
+    assert.ok(names.includes('owner'));
+    assert.deepEqual(schema.required, ['name', 'price', 'owner']);
+    assert.equal(schema.properties?.age?.default, 18);
+    const validate = ajv.compile(schema);
+    assert.equal(validate({ name: 'Ada', price: '1', owner: 1 }), true);
+    assert.equal(validate({ name: 'Ada', price: '1' }), false);
+    assert.equal(validate({ name: 'Ada', price: '1', owner: 1, id: 5 }), false, 'the key is not writable');
+  });
+
+  it('drops readOnlyFields from properties and required', () => {
+    const schema = createSchema(person, { readOnlyFields: new Set(['owner']) });
+    assert.equal('owner' in (schema.properties ?? {}), false);
+    assert.deepEqual(schema.required, ['name', 'price']);
+  });
+
+  it('adds extra fields and extra required fields', () => {
+    const password: JsonSchema = { type: 'string', minLength: 8, writeOnly: true };
+    const schema = createSchema(userDescription(), {
+      extraFields: { password },
+      extraRequired: ['password'],
+    });
+    assert.deepEqual(Object.keys(schema.properties ?? {}), ['username', 'email', 'age', 'password']);
+    assert.deepEqual(schema.required, ['username', 'email', 'password']);
+    assert.equal(schema.properties?.password?.writeOnly, true);
+  });
+
+  it('refuses an extra required field that is not offered', () => {
+    assert.throws(() => createSchema(person, { extraRequired: ['nope'] }), ConfigurationError);
+    assert.throws(() => createSchema(person, { extraRequired: ['id'] }), ConfigurationError);
+  });
+
+  it('offers a client-given key', () => {
+    const schema = createSchema(gadgetDescription());
+    assert.deepEqual(schema.required, ['code', 'label']);
+    assert.equal(schema.properties?.code?.format, 'uuid');
+  });
+});
+
+describe('updateSchema', () => {
+  it('has the create properties, nothing required and no defaults', () => {
+    const options = { readOnlyFields: new Set(['owner']), extraFields: { password: { type: 'string' } } };
+    const update = updateSchema(person, options);
+    const create = createSchema(person, options);
+    assert.deepEqual(Object.keys(update.properties ?? {}), Object.keys(create.properties ?? {}));
+    assert.equal(update.required, undefined);
+    for (const property of Object.values(update.properties ?? {})) assert.equal('default' in property, false);
+    const validate = ajv.compile(update);
+    assert.equal(validate({}), true);
+    assert.equal(validate({ age: 'old' }), false);
+    assert.equal(validate({ owner: 2 }), false, 'a read-only field is not offered');
+  });
+});
