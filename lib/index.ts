@@ -2,6 +2,7 @@
 export { Application, type ApplicationOptions, type ListenOptions } from './application.js';
 export { CrudRouter } from './crud/crud-router.js';
 export type { CrudRouterOptions } from './crud/crud-options.js';
+export * from './auth/index.js';
 export { ApiError, ConfigurationError, ERROR_CATALOGUE, type ErrorCode, type FieldError, type ProblemDetails } from './errors.js';
 export { DEFAULT_BODY_LIMIT } from './http/body.js';
 export { consoleLogger, type Logger } from './http/problem-middleware.js';
