@@ -1,0 +1,315 @@
+/**
+ * `MikroOrmAdapter`: the core's `OrmAdapter` over MikroORM 7 (SQLite, PostgreSQL, MySQL/MariaDB).
+ * Reads go through the query builder and come back as plain rows (no entity hydration, no
+ * serializer); writes go through the unit of work, so MikroORM's hooks, `onCreate`/`onUpdate`
+ * and cascades behave as in any MikroORM application.
+ */
+import { DriverException, type EntityManager, ValidationError, wrap } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/sql';
+import { ApiError, ConfigurationError } from '../../lib/errors.js';
+import type {
+  ListQuery,
+  ListResult,
+  ModelClass,
+  ModelDescription,
+  OrmAdapter,
+  RawRecord,
+  RecordId,
+} from '../../lib/types.js';
+import { type MikroOrmConnectOptions, ormFromUrl } from './connect.js';
+import type { AnyMikroORM } from './describe.js';
+import { isConnectionError, toApiError } from './errors.js';
+import { type Lookup, prepareLookup } from './lookup.js';
+import { buildPlan, decodeRow, encodeData, type FieldPlan, type ModelPlan, ROOT_ALIAS } from './plan.js';
+import { orderByOf, whereOf } from './query.js';
+
+/** Options of `new MikroOrmAdapter(orm, options)`. */
+export interface MikroOrmAdapterOptions {
+  /** The adapter's name in logs and reports; defaults to `mikro-orm:<platform>`. */
+  readonly name?: string;
+}
+
+type Row = Record<string, unknown>;
+// The adapter works on any entity; MikroORM's generic entity types do not help here.
+// biome-ignore lint/suspicious/noExplicitAny: internal bridge to MikroORM's generic signatures
+type AnyEntity = any;
+
+function platformName(orm: AnyMikroORM): string {
+  const name = orm.em
+    .getPlatform()
+    .constructor.name.replace(/Platform$/, '')
+    .toLowerCase();
+  return `mikro-orm:${name}`;
+}
+
+// A key the column cannot hold (a malformed UUID on PostgreSQL) identifies no row.
+function isMalformedKey(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === '22P02' || code === '22003' || code === '22007' || code === '22008';
+}
+
+/** The `OrmAdapter` over MikroORM; the session is a forked `EntityManager`. */
+export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
+  readonly name: string;
+  /** The MikroORM instance (for `orm.em.fork()`, migrations, or anything the adapter does not cover). */
+  readonly orm: AnyMikroORM;
+  readonly #plans = new Map<ModelClass, ModelPlan>();
+  readonly #lookups = new Map<FieldPlan, Lookup | null>();
+
+  /**
+   * Wraps a MikroORM instance you built yourself; build it with `mikroOrmOptions()` so table names
+   * and mixin columns follow koa-model-api's conventions (`describe` refuses models where it matters).
+   */
+  constructor(orm: AnyMikroORM, options: MikroOrmAdapterOptions = {}) {
+    if (
+      typeof (orm?.em as unknown as Partial<SqlEntityManager> | undefined)?.createQueryBuilder !== 'function'
+    ) {
+      throw new ConfigurationError(
+        'MikroOrmAdapter needs a MikroORM instance with an SQL driver (SQLite, PostgreSQL, MySQL or MariaDB).',
+      );
+    }
+    this.orm = orm;
+    this.name = options.name ?? platformName(orm);
+  }
+
+  /**
+   * Builds MikroORM from a database URL and wraps it.
+   * @example
+   * const adapter = await MikroOrmAdapter.connect({ url: 'sqlite:data/app.db', entities: [User, Post], schema: 'update' });
+   */
+  static async connect(options: MikroOrmConnectOptions): Promise<MikroOrmAdapter> {
+    const orm = await ormFromUrl(options);
+    const scheme = options.url.startsWith('sqlite:')
+      ? 'sqlite'
+      : (/^([a-z]+):/i.exec(options.url)?.[1] ?? '').toLowerCase();
+    return new MikroOrmAdapter(orm, { name: `mikro-orm:${scheme === 'postgres' ? 'postgresql' : scheme}` });
+  }
+
+  /** The model's description, read once from MikroORM's metadata. */
+  describe(model: ModelClass): ModelDescription {
+    return this.#plan(model).description;
+  }
+
+  /** A fresh unit of work: `orm.em.fork()`. */
+  openSession(): EntityManager {
+    return this.orm.em.fork();
+  }
+
+  async list(session: EntityManager, model: ModelClass, query: ListQuery): Promise<ListResult> {
+    const plan = this.#plan(model);
+    try {
+      const where = whereOf(plan, query.filters);
+      const rowsQuery =
+        query.limit > 0 ? this.#select(session, plan, where, query) : Promise.resolve([] as Row[]);
+      const totalQuery = query.withTotal ? this.#count(session, plan, where) : Promise.resolve(undefined);
+      const [rows, total] = await Promise.all([rowsQuery, totalQuery]);
+      return { rows: rows.map((row) => decodeRow(plan, row)), ...(total === undefined ? {} : { total }) };
+    } catch (error) {
+      throw toApiError(this.#driverError(error), { meta: plan.meta, operation: 'read' });
+    }
+  }
+
+  async get(session: EntityManager, model: ModelClass, id: RecordId): Promise<RawRecord | undefined> {
+    const plan = this.#plan(model);
+    return this.#lookup(session, plan, plan.primary, plan.primary.encode(id));
+  }
+
+  async findBy(
+    session: EntityManager,
+    model: ModelClass,
+    field: string,
+    value: unknown,
+  ): Promise<RawRecord | undefined> {
+    const plan = this.#plan(model);
+    const target = plan.byName.get(field);
+    if (target === undefined) throw new ConfigurationError(`${plan.description.name} has no field ${field}.`);
+    if (value === null || value === undefined) return this.#first(session, plan, { [field]: null });
+    return this.#lookup(session, plan, target, target.encode(value));
+  }
+
+  async create(session: EntityManager, model: ModelClass, data: Readonly<RawRecord>): Promise<RawRecord> {
+    const plan = this.#plan(model);
+    const values = encodeData(plan, data);
+    let id: unknown;
+    try {
+      const entity = session.create(plan.entity as AnyEntity, values as AnyEntity) as object;
+      await session.persist(entity).flush();
+      id = wrap(entity, true).getPrimaryKey();
+    } catch (error) {
+      session.clear();
+      throw this.#writeError(error, plan, values);
+    }
+    const stored = await this.#first(session, plan, { [plan.primary.field.name]: id });
+    if (stored === undefined)
+      throw ApiError.internal(new Error(`${plan.description.name} ${String(id)} vanished after insert.`));
+    return stored;
+  }
+
+  async update(
+    session: EntityManager,
+    model: ModelClass,
+    id: RecordId,
+    data: Readonly<RawRecord>,
+  ): Promise<RawRecord | undefined> {
+    const plan = this.#plan(model);
+    const key = { [plan.primary.field.name]: plan.primary.encode(id) };
+    const entity = await this.#load(session, plan, key);
+    if (entity === undefined) return undefined;
+    // A row keeps its key: the contract never lets a route change a primary key.
+    const { [plan.primary.field.name]: _key, ...changes } = data;
+    const values = encodeData(plan, changes);
+    try {
+      session.assign(entity as AnyEntity, values as AnyEntity, { updateNestedEntities: false });
+      await session.flush();
+    } catch (error) {
+      session.clear();
+      throw this.#writeError(error, plan, values);
+    }
+    return this.#first(session, plan, key);
+  }
+
+  async delete(session: EntityManager, model: ModelClass, id: RecordId): Promise<boolean> {
+    const plan = this.#plan(model);
+    const entity = await this.#load(session, plan, { [plan.primary.field.name]: plan.primary.encode(id) });
+    if (entity === undefined) return false;
+    try {
+      await session.remove(entity).flush();
+      return true;
+    } catch (error) {
+      session.clear();
+      throw toApiError(this.#driverError(error), { meta: plan.meta, operation: 'delete' });
+    }
+  }
+
+  /** Resolves when the database answers `select 1`; rejects with `ApiError.unavailable` otherwise. */
+  async ping(): Promise<void> {
+    try {
+      await this.orm.em.getConnection().execute('select 1');
+    } catch (error) {
+      throw ApiError.unavailable(error);
+    }
+  }
+
+  /** Closes MikroORM's connections. */
+  async close(): Promise<void> {
+    await this.orm.close();
+  }
+
+  /** Development helper: creates the tables of every entity (MikroORM `orm.schema.create()`). */
+  async createSchema(): Promise<void> {
+    await this.orm.schema.create();
+  }
+
+  /** Development helper: alters the database to match the entities (MikroORM `orm.schema.update()`). */
+  async updateSchema(): Promise<void> {
+    await this.orm.schema.update();
+  }
+
+  /** Development helper: drops the tables of every entity (MikroORM `orm.schema.drop()`). */
+  async dropSchema(): Promise<void> {
+    await this.orm.schema.drop();
+  }
+
+  #plan(model: ModelClass): ModelPlan {
+    let plan = this.#plans.get(model);
+    if (plan === undefined) {
+      plan = buildPlan(this.orm, model);
+      this.#plans.set(model, plan);
+    }
+    return plan;
+  }
+
+  #queryBuilder(session: EntityManager, plan: ModelPlan) {
+    return (session as unknown as SqlEntityManager).createQueryBuilder(plan.entity as AnyEntity, ROOT_ALIAS);
+  }
+
+  async #select(session: EntityManager, plan: ModelPlan, where: Row, query: ListQuery): Promise<Row[]> {
+    const qb = this.#queryBuilder(session, plan)
+      .select(plan.select as AnyEntity)
+      .where(where)
+      .orderBy(orderByOf(plan, query.sort) as AnyEntity)
+      .limit(query.limit, query.offset);
+    if (plan.filtered) await qb.applyFilters();
+    return (await qb.execute('all', true)) as Row[];
+  }
+
+  async #count(session: EntityManager, plan: ModelPlan, where: Row): Promise<number> {
+    const qb = this.#queryBuilder(session, plan).where(where);
+    if (plan.filtered) await qb.applyFilters();
+    return qb.getCount();
+  }
+
+  /** The row whose `field` equals `value`, through a lookup prepared once per field when possible. */
+  async #lookup(
+    session: EntityManager,
+    plan: ModelPlan,
+    field: FieldPlan,
+    value: unknown,
+  ): Promise<RawRecord | undefined> {
+    let lookup = this.#lookups.get(field);
+    if (lookup === undefined) {
+      lookup = prepareLookup(this.orm, plan, field) ?? null;
+      this.#lookups.set(field, lookup);
+    }
+    if (lookup === null) return this.#first(session, plan, { [field.field.name]: value });
+    try {
+      const row = await lookup(session, value);
+      return row === undefined ? undefined : decodeRow(plan, row);
+    } catch (error) {
+      if (isMalformedKey(error)) return undefined;
+      throw toApiError(this.#driverError(error), { meta: plan.meta, operation: 'read' });
+    }
+  }
+
+  /** The managed entity with that key (hooks and cascades need one), or undefined. */
+  async #load(session: EntityManager, plan: ModelPlan, key: Row): Promise<object | undefined> {
+    try {
+      const entity = (await session.findOne(plan.entity as AnyEntity, key as AnyEntity)) as object | null;
+      return entity ?? undefined;
+    } catch (error) {
+      if (isMalformedKey(error)) return undefined;
+      throw toApiError(this.#driverError(error), { meta: plan.meta, operation: 'read' });
+    }
+  }
+
+  async #first(session: EntityManager, plan: ModelPlan, where: Row): Promise<RawRecord | undefined> {
+    try {
+      const qb = this.#queryBuilder(session, plan)
+        .select(plan.select as AnyEntity)
+        .where(where)
+        .limit(1);
+      if (plan.filtered) await qb.applyFilters();
+      const row = (await qb.execute('get', true)) as Row | undefined | null;
+      return row == null ? undefined : decodeRow(plan, row);
+    } catch (error) {
+      if (isMalformedKey(error)) return undefined;
+      throw toApiError(this.#driverError(error), { meta: plan.meta, operation: 'read' });
+    }
+  }
+
+  #writeError(error: unknown, plan: ModelPlan, values: Row): unknown {
+    // MikroORM checks required properties and value types itself, before any SQL runs.
+    if (error instanceof ValidationError) {
+      const required = /^Value for \w+\.(\w+) is required/.exec(error.message);
+      if (required?.[1]) return ApiError.validation([{ path: required[1], message: 'A value is required.' }]);
+      return ApiError.validation([], 'A value cannot be stored in its column.');
+    }
+    return toApiError(this.#driverError(error), { meta: plan.meta, operation: 'write', values });
+  }
+
+  // Query builder executions hand back the driver's own errors (SqliteError, pg's DatabaseError…);
+  // MikroORM's converter turns them into its typed exceptions, as its EntityManager paths do.
+  #driverError(error: unknown): unknown {
+    if (
+      error instanceof ApiError ||
+      error instanceof DriverException ||
+      error instanceof ValidationError ||
+      !(error instanceof Error)
+    )
+      return error;
+    if (isConnectionError(error)) return error;
+    const { code, errno, sqlState } = error as { code?: unknown; errno?: unknown; sqlState?: unknown };
+    if (code === undefined && errno === undefined && sqlState === undefined) return error;
+    return this.orm.em.getDriver().convertException(error);
+  }
+}

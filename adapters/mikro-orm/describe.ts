@@ -1,0 +1,248 @@
+/**
+ * Reads MikroORM's runtime metadata of one entity into the core's `ModelFacts`, checking that the
+ * ORM applied koa-model-api's conventions (table name, mixin columns) where they matter.
+ */
+import {
+  EntityCaseNamingStrategy,
+  type EntityClass,
+  type EntityManager,
+  type EntityMetadata,
+  type EntityProperty,
+  type EntitySchema,
+  type IDatabaseDriver,
+  type MikroORM,
+  MongoNamingStrategy,
+  ReferenceKind,
+  UnderscoreNamingStrategy,
+} from '@mikro-orm/core';
+import { ConfigurationError } from '../../lib/errors.js';
+import type { ModelFacts } from '../../lib/model/describe.js';
+import { explicitTableName, mixinFieldsOf } from '../../lib/model/framework-model.js';
+import { defaultTableName } from '../../lib/model/table-name.js';
+import type { FieldDescription, FieldType, ModelClass } from '../../lib/types.js';
+import { declaredTableName, omittedWhenDeclared } from './conventions.js';
+import { fieldTypeOf } from './field-types.js';
+
+/** A MikroORM instance with any SQL or other driver and any entity list. */
+export type AnyMikroORM = MikroORM<
+  IDatabaseDriver,
+  EntityManager<IDatabaseDriver>,
+  readonly (string | EntityClass | EntitySchema)[]
+>;
+
+type FieldFacts = ModelFacts['fields'][number];
+
+/** MikroORM's own strategies: a table name they derive means the user did not choose one. */
+const MIKRO_ORM_STRATEGIES: ReadonlySet<unknown> = new Set([
+  UnderscoreNamingStrategy,
+  EntityCaseNamingStrategy,
+  MongoNamingStrategy,
+]);
+
+/** The column-backed properties the core serves: scalars and owning to-one relations. */
+export function servedProperties(meta: EntityMetadata): EntityProperty[] {
+  return meta.props.filter((prop) => {
+    if (prop.persist === false || prop.formula !== undefined || prop.embedded !== undefined) return false;
+    if (prop.kind === ReferenceKind.SCALAR) return true;
+    return prop.kind === ReferenceKind.MANY_TO_ONE || (prop.kind === ReferenceKind.ONE_TO_ONE && prop.owner);
+  });
+}
+
+/** The metadata of a model, or a ConfigurationError when the ORM does not know it as an entity. */
+export function entityMetadata(orm: AnyMikroORM, model: ModelClass): EntityMetadata {
+  const meta = orm.getMetadata().find(model as never);
+  if (meta === undefined || meta.abstract || meta.embeddable) {
+    throw new ConfigurationError(
+      `${model.name} is not an entity of this MikroORM instance: add it to the ORM's \`entities\`.`,
+    );
+  }
+  if (meta.virtual || meta.expression !== undefined || meta.view) {
+    throw new ConfigurationError(
+      `${meta.className} is a virtual entity or a view; koa-model-api serves only table-backed entities.`,
+    );
+  }
+  return meta;
+}
+
+// An instance shows ORM-side defaults that metadata does not record (`id = randomUUID()`).
+function initialValues(meta: EntityMetadata): Record<string, unknown> {
+  try {
+    const Ctor = meta.class as unknown as new () => Record<string, unknown>;
+    return new Ctor();
+  } catch {
+    return {};
+  }
+}
+
+function staticDefault(prop: EntityProperty, type: FieldType): unknown {
+  const value = prop.default;
+  if (value === undefined || value === null || type === 'json') return undefined;
+  if (type === 'bigint' || type === 'decimal') return String(value);
+  if (type === 'boolean' && typeof value !== 'boolean')
+    return value === 1 || value === '1' || value === 'true';
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? value
+    : undefined;
+}
+
+function isUnique(meta: EntityMetadata, prop: EntityProperty): boolean {
+  if (prop.unique) return true;
+  return meta.uniques.some((unique) => {
+    const props =
+      unique.properties === undefined ? [] : ([] as string[]).concat(unique.properties as string | string[]);
+    return (
+      props.length === 1 &&
+      props[0] === prop.name &&
+      unique.where === undefined &&
+      unique.expression === undefined
+    );
+  });
+}
+
+function relationFacts(
+  meta: EntityMetadata,
+  prop: EntityProperty,
+): Pick<FieldDescription, 'type' | 'relation'> {
+  const target = prop.targetMeta;
+  const targetKeyProp = target?.getPrimaryProps()[0];
+  if (target === undefined || targetKeyProp === undefined || target.primaryKeys.length !== 1) {
+    throw new ConfigurationError(
+      `${meta.className}.${prop.name} references ${target?.className ?? 'an entity'} with a composite or missing primary key; koa-model-api needs single-column keys.`,
+    );
+  }
+  const type = targetKeyProp.kind === ReferenceKind.SCALAR ? fieldTypeOf(targetKeyProp) : undefined;
+  if (type === undefined) {
+    throw new ConfigurationError(
+      `${meta.className}.${prop.name}: the primary key of ${target.className} has a type koa-model-api cannot serve.`,
+    );
+  }
+  return {
+    type,
+    relation: {
+      kind: 'many-to-one',
+      target: target.className,
+      targetModel: target.class as unknown as ModelClass,
+      targetKey: targetKeyProp.name,
+    },
+  };
+}
+
+function fieldFacts(
+  meta: EntityMetadata,
+  prop: EntityProperty,
+  initial: Record<string, unknown>,
+  varcharLength: number,
+): FieldFacts {
+  const isRelation = prop.kind !== ReferenceKind.SCALAR;
+  let type: FieldType;
+  let relation: FieldDescription['relation'];
+  if (isRelation) {
+    ({ type, relation } = relationFacts(meta, prop));
+  } else {
+    const mapped = fieldTypeOf(prop);
+    if (mapped === undefined) {
+      throw new ConfigurationError(
+        `${meta.className}.${prop.name} has the type "${String(prop.type)}", which koa-model-api cannot serve as JSON; use a supported type or \`persist: false\`.`,
+      );
+    }
+    type = mapped;
+  }
+  const primary = meta.primaryKeys.includes(prop.name);
+  const nullable = prop.nullable === true;
+  const ormGenerated = prop.onCreate !== undefined || initial[prop.name] != null;
+  const databaseGenerated =
+    prop.autoincrement === true || prop.generated !== undefined || (primary && prop.defaultRaw !== undefined);
+  const generated = databaseGenerated || (primary && ormGenerated);
+  const defaultValue = staticDefault(prop, type);
+  const hasDefault =
+    generated ||
+    ormGenerated ||
+    prop.default != null ||
+    prop.defaultRaw !== undefined ||
+    prop.version === true;
+  const field: FieldFacts = {
+    name: prop.name,
+    type,
+    nullable,
+    required: !nullable && !hasDefault,
+    hasDefault,
+    unique: isUnique(meta, prop),
+    hidden: prop.hidden === true,
+    primary,
+    generated,
+    // Generated columns and version counters belong to the database and the ORM.
+    ...(prop.generated !== undefined || prop.version === true ? { writable: false } : {}),
+    ...(defaultValue === undefined ? {} : { default: defaultValue }),
+    // Servers make a string without a length varchar(255); SQLite gets the same limit so that the
+    // API (validation, OpenAPI) does not depend on the database.
+    ...(type === 'string' && !isRelation
+      ? { maxLength: prop.length && prop.length > 0 ? prop.length : varcharLength }
+      : {}),
+    ...(type === 'enum' && prop.items !== undefined ? { enumValues: Object.freeze([...prop.items]) } : {}),
+    ...(relation === undefined ? {} : { relation }),
+  };
+  return field;
+}
+
+/**
+ * Checks the table MikroORM maps the model to against the core's rule: `__tablename__` must have
+ * been applied, and a derived (not explicit) name must follow the plural rule unless the ORM uses
+ * a naming strategy of the user's own.
+ */
+function checkedTable(orm: AnyMikroORM, meta: EntityMetadata, model: ModelClass): string {
+  const fix =
+    'Build the ORM with mikroOrmOptions({...}) (or MikroOrmAdapter.connect()), which installs the naming strategy and the discovery hook';
+  const wanted = explicitTableName(model);
+  if (wanted !== undefined) {
+    if (meta.tableName !== wanted) {
+      throw new ConfigurationError(
+        `${meta.className}.__tablename__ is "${wanted}" but MikroORM maps it to "${meta.tableName}". ${fix}.`,
+      );
+    }
+    return wanted;
+  }
+  const strategy = orm.config.getNamingStrategy();
+  const derived =
+    declaredTableName(meta.class) === undefined &&
+    strategy.classToTableName(meta.className) === meta.tableName;
+  const builtIn = MIKRO_ORM_STRATEGIES.has(strategy.constructor);
+  const rule = defaultTableName(meta.className);
+  if (derived && builtIn && meta.tableName !== rule) {
+    throw new ConfigurationError(
+      `${meta.className} maps to the table "${meta.tableName}", but koa-model-api names it "${rule}". ${fix}, or give the entity an explicit tableName.`,
+    );
+  }
+  return meta.tableName;
+}
+
+function checkMixinColumns(meta: EntityMetadata, model: ModelClass): void {
+  const has = (name: string) => name in meta.properties;
+  const missing = Object.entries(mixinFieldsOf(model))
+    .filter(([name, spec]) => !has(name) && !omittedWhenDeclared(spec).some(has))
+    .map(([name]) => name);
+  if (missing.length > 0) {
+    throw new ConfigurationError(
+      `${meta.className} uses a mixin whose columns (${missing.join(', ')}) are missing from its MikroORM metadata. Build the ORM with mikroOrmOptions({...}) (or MikroOrmAdapter.connect()), which adds them at discovery.`,
+    );
+  }
+}
+
+/** What the core needs to build the model's description (composite keys are refused there). */
+export function modelFacts(orm: AnyMikroORM, model: ModelClass): ModelFacts {
+  const meta = entityMetadata(orm, model);
+  checkMixinColumns(meta, model);
+  const table = checkedTable(orm, meta, model);
+  const initial = initialValues(meta);
+  const primaryKeys = [...meta.primaryKeys] as string[];
+  // Refuse composite keys before reading fields: a composite key may be a relation of any shape.
+  if (primaryKeys.length !== 1) return { model, name: meta.className, table, primaryKeys, fields: [] };
+  return {
+    model,
+    name: meta.className,
+    table,
+    primaryKeys,
+    fields: servedProperties(meta).map((prop) =>
+      fieldFacts(meta, prop, initial, orm.em.getPlatform().getDefaultVarcharLength()),
+    ),
+  };
+}

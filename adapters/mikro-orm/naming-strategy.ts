@@ -1,0 +1,32 @@
+/** The MikroORM naming strategy of koa-model-api: plural snake_case tables, snake_case columns. */
+import { UnderscoreNamingStrategy } from '@mikro-orm/core';
+import { defaultTableName, snakeCase } from '../../lib/model/table-name.js';
+
+/**
+ * `User` → `users`, `BlogPost` → `blog_posts`, `Person` → `people`; an explicit `tableName` wins.
+ * Join columns stay singular (`author_id`, `book_id`), as with MikroORM's own strategy.
+ */
+export class PluralTableNamingStrategy extends UnderscoreNamingStrategy {
+  override classToTableName(entityName: string, tableName?: string): string {
+    return tableName ?? defaultTableName(entityName);
+  }
+
+  // The parent builds these from classToTableName, which would make them plural (`users_id`).
+  override joinKeyColumnName(
+    entityName: string,
+    referencedColumnName?: string,
+    _composite?: boolean,
+    tableName?: string,
+  ): string {
+    return `${tableName ?? snakeCase(entityName)}_${referencedColumnName || this.referenceColumnName()}`;
+  }
+
+  override joinTableName(
+    sourceEntity: string,
+    _targetEntity: string,
+    propertyName?: string,
+    tableName?: string,
+  ): string {
+    return `${tableName ?? defaultTableName(sourceEntity)}_${snakeCase(propertyName ?? '')}`;
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * The per-model plan the adapter builds once: the frozen description plus, for each field, the
+ * MikroORM property, how to select it, and its value conversions in both directions.
+ */
+import { type EntityMetadata, type EntityProperty, type Platform, raw } from '@mikro-orm/core';
+import { buildModelDescription } from '../../lib/model/describe.js';
+import type { FieldDescription, ModelClass, ModelDescription, RawRecord } from '../../lib/types.js';
+import { type AnyMikroORM, entityMetadata, modelFacts } from './describe.js';
+import { type Decoder, decoderFor, type Encoder, encoderFor } from './values.js';
+
+/** One served field with everything needed to read and write it. */
+export interface FieldPlan {
+  readonly field: FieldDescription;
+  readonly prop: EntityProperty;
+  /** What to put in the query builder's select list. */
+  readonly select: string | object;
+  readonly decode: Decoder;
+  readonly encode: Encoder;
+}
+
+/** Everything the adapter needs for one model. */
+export interface ModelPlan {
+  readonly description: ModelDescription;
+  readonly meta: EntityMetadata;
+  readonly entity: ModelClass;
+  readonly fields: readonly FieldPlan[];
+  readonly byName: ReadonlyMap<string, FieldPlan>;
+  readonly primary: FieldPlan;
+  /** The select list of every served field, with the root alias `e0`. */
+  readonly select: readonly (string | object)[];
+  /** Whether MikroORM filters (`@Filter`, global `filters`) may apply to reads of this model. */
+  readonly filtered: boolean;
+  readonly dialect: Dialect;
+}
+
+/** The alias the adapter gives the root table in its queries. */
+export const ROOT_ALIAS = 'e0';
+
+/** The SQL family of a platform, for the few places where dialects differ in meaning. */
+export type Dialect = 'sqlite' | 'mysql' | 'postgresql' | 'other';
+
+/** The dialect of a MikroORM platform, judged by its class chain (`SqlitePlatform`, `MySqlPlatform`…). */
+export function dialectOf(platform: Platform): Dialect {
+  for (let proto = Object.getPrototypeOf(platform); proto !== null; proto = Object.getPrototypeOf(proto)) {
+    const name = (proto as { constructor: { name: string } }).constructor.name;
+    if (/sqlite/i.test(name)) return 'sqlite';
+    if (/mysql|mariadb/i.test(name)) return 'mysql';
+    if (/postgre/i.test(name)) return 'postgresql';
+  }
+  return 'other';
+}
+
+function selectOf(field: FieldDescription, prop: EntityProperty, dialect: Dialect): string | object {
+  const column = prop.fieldNames?.[0];
+  // better-sqlite3 hands INTEGER values back as JS numbers, which round above 2^53: read as text.
+  if (
+    field.type === 'bigint' &&
+    column !== undefined &&
+    prop.fieldNames.length === 1 &&
+    dialect === 'sqlite'
+  ) {
+    return raw('cast(?? as text) as ??', [`${ROOT_ALIAS}.${column}`, column]);
+  }
+  return prop.name;
+}
+
+/** Builds the plan of a model; throws `ConfigurationError` for what the core cannot serve. */
+export function buildPlan(orm: AnyMikroORM, model: ModelClass): ModelPlan {
+  const description = buildModelDescription(modelFacts(orm, model));
+  const meta = entityMetadata(orm, model);
+  const platform = orm.em.getPlatform();
+  const dialect = dialectOf(platform);
+  const fields = description.fields.map((field): FieldPlan => {
+    const prop = meta.properties[field.name as keyof typeof meta.properties] as EntityProperty;
+    // A relation's value is the referenced key: convert it as that key's property.
+    const valueProp = prop.targetMeta?.getPrimaryProps()[0] ?? prop;
+    return {
+      field,
+      prop,
+      select: selectOf(field, prop, dialect),
+      decode: decoderFor(field.type, valueProp, platform),
+      encode: encoderFor(field.type, valueProp),
+    };
+  });
+  const byName = new Map(fields.map((plan) => [plan.field.name, plan]));
+  return {
+    description,
+    meta,
+    entity: model,
+    fields,
+    byName,
+    primary: byName.get(description.primaryKey) as FieldPlan,
+    select: fields.map((plan) => plan.select),
+    dialect,
+    filtered: Object.keys(meta.filters).length > 0 || Object.keys(orm.config.get('filters')).length > 0,
+  };
+}
+
+/** A row mapped by MikroORM (property names) in its record form. */
+export function decodeRow(plan: ModelPlan, row: Record<string, unknown>): RawRecord {
+  const record: RawRecord = {};
+  for (const field of plan.fields) record[field.field.name] = field.decode(row[field.field.name]);
+  return record;
+}
+
+/** Validated JSON data in the form MikroORM expects (unknown keys are dropped). */
+export function encodeData(plan: ModelPlan, data: Readonly<RawRecord>): Record<string, unknown> {
+  const encoded: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(data)) {
+    const field = plan.byName.get(name);
+    if (field !== undefined && value !== undefined) encoded[name] = field.encode(value);
+  }
+  return encoded;
+}

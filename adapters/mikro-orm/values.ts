@@ -1,0 +1,119 @@
+/**
+ * The JSON value forms of the core, in both directions: what a database row becomes in a record
+ * (`decoderFor`), and what a validated JSON value becomes for MikroORM (`encoderFor`).
+ *
+ * Record forms: datetime → Date (the core writes ISO strings), date 'YYYY-MM-DD', time 'HH:MM:SS',
+ * bigint and decimal → strings, boolean → boolean on every database, json → parsed value,
+ * many-to-one → the referenced primary key.
+ */
+import { BigIntType, DecimalType, type EntityProperty, type Platform } from '@mikro-orm/core';
+import type { FieldType } from '../../lib/types.js';
+
+/** Turns one column value (after MikroORM's column→property mapping) into its record form. */
+export type Decoder = (value: unknown) => unknown;
+/** Turns one validated JSON value into what MikroORM expects for the property. */
+export type Encoder = (value: unknown) => unknown;
+
+function toBoolean(value: unknown): boolean {
+  // MariaDB and SQLite store booleans as 0/1; a driver may hand them over as strings.
+  if (typeof value === 'string') return value !== '0' && value !== '' && value.toLowerCase() !== 'false';
+  return Boolean(value);
+}
+
+function pad(value: number, width = 2): string {
+  return String(value).padStart(width, '0');
+}
+
+function toDateString(value: unknown): string {
+  if (value instanceof Date)
+    return `${value.getUTCFullYear()}-${pad(value.getUTCMonth() + 1)}-${pad(value.getUTCDate())}`;
+  return String(value).slice(0, 10);
+}
+
+function toTimeString(value: unknown): string {
+  const text = String(value);
+  // PostgreSQL and MariaDB may add a zero fraction (`07:30:00.000000`); keep a real one.
+  const match = /^(\d{2}:\d{2}:\d{2})(\.0*)?$/.exec(text);
+  return match?.[1] ?? text;
+}
+
+function toDecimalString(value: unknown, scale: number | undefined): string {
+  // SQLite keeps NUMERIC as REAL and hands back 12.5 for 12.50.
+  if (typeof value === 'number' && scale !== undefined) return value.toFixed(scale);
+  return String(value);
+}
+
+function toJson(value: unknown, prop: EntityProperty, platform: Platform): unknown {
+  // MikroORM knows whether the driver already parsed the column (pg, MySQL) or not (SQLite).
+  if (prop.customType !== undefined) return prop.customType.convertToJSValue(value, platform);
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}
+
+/** The record form of a column value of the given field type. */
+export function decoderFor(type: FieldType, prop: EntityProperty, platform: Platform): Decoder {
+  const decode = ((): Decoder => {
+    switch (type) {
+      case 'boolean':
+        return toBoolean;
+      case 'integer':
+      case 'number':
+        return (value) => (typeof value === 'number' ? value : Number(value));
+      case 'bigint':
+        return (value) => String(value);
+      case 'decimal':
+        return (value) => toDecimalString(value, prop.scale);
+      case 'date':
+        return toDateString;
+      case 'time':
+        return toTimeString;
+      case 'datetime':
+        return (value) => (value instanceof Date ? value : new Date(value as string | number));
+      case 'json':
+        return (value) => toJson(value, prop, platform);
+      default:
+        return (value) => value;
+    }
+  })();
+  return (value) => (value === null || value === undefined ? null : decode(value));
+}
+
+/** `HH:MM` and `HH:MM:SS.fff` as `HH:MM:SS`, the only form MikroORM's time type accepts. */
+function toTimeValue(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const match = /^(\d{2}:\d{2})(:\d{2})?(\.\d+)?$/.exec(value);
+  return match ? `${match[1]}${match[2] ?? ':00'}` : value;
+}
+
+/** The MikroORM value for a validated JSON value of the given field type. */
+export function encoderFor(type: FieldType, prop: EntityProperty): Encoder {
+  const encode = ((): Encoder => {
+    switch (type) {
+      case 'datetime':
+        return (value) => (value instanceof Date ? value : new Date(value as string | number));
+      case 'time':
+        return toTimeValue;
+      case 'bigint': {
+        const custom = prop.customType;
+        // The entity holds a bigint, number or string depending on the type's mode.
+        return custom instanceof BigIntType
+          ? (value) => custom.fromJSON(typeof value === 'bigint' ? String(value) : value)
+          : (value) => value;
+      }
+      case 'decimal': {
+        const custom = prop.customType;
+        const asNumber =
+          (custom instanceof DecimalType ? custom.mode : undefined) === 'number' ||
+          prop.runtimeType === 'number';
+        return asNumber ? (value) => Number(value) : (value) => String(value);
+      }
+      default:
+        return (value) => value;
+    }
+  })();
+  return (value) => (value === null || value === undefined ? value : encode(value));
+}
