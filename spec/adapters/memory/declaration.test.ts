@@ -6,6 +6,7 @@ import {
   MemoryAdapter,
   type MemoryModelDeclaration,
 } from '../../../adapters/memory/index.js';
+import { AuthMixin } from '../../../lib/auth/auth-mixin.js';
 import { ConfigurationError } from '../../../lib/errors.js';
 import {
   FrameworkModel,
@@ -213,5 +214,24 @@ describe('MemoryAdapter declarations refused with ConfigurationError', () => {
       /Other is not declared/,
     );
     refused([defineMemoryModel(Thing, { id: ID }), defineMemoryModel(Thing, { id: ID })], /declared twice/);
+  });
+});
+
+describe('mixin columns with omitWhenDeclared', () => {
+  it('leaves out is_admin when the model declares is_staff itself', () => {
+    class Staffer extends AuthMixin(FrameworkModel) {}
+    const adapter = new MemoryAdapter({
+      models: [
+        defineMemoryModel(Staffer, {
+          id: { type: 'integer', primary: true, generated: true },
+          username: { type: 'string', unique: true },
+          is_staff: { type: 'boolean', default: false },
+        }),
+      ],
+    });
+    const names = adapter.describe(Staffer).fields.map((field) => field.name);
+    assert.ok(names.includes('is_staff'));
+    assert.ok(names.includes('hashed_password'));
+    assert.equal(names.includes('is_admin'), false);
   });
 });

@@ -1,0 +1,71 @@
+/**
+ * `AuthMixin(Base)`: turns a model into the user model of the auth plugin by adding the
+ * `hashed_password` column and, unless the model declares another admin flag itself, `is_admin`.
+ */
+import {
+  MIXIN_FIELDS,
+  type MixinFieldSpec,
+  mixinFieldsOf,
+  PROTECTED_FIELDS,
+  protectedFieldsOf,
+} from '../model/framework-model.js';
+import type { ModelClass } from '../types.js';
+import { ADMIN_FLAGS } from './admin-flag.js';
+
+/**
+ * The columns `AuthMixin` adds, each only when the model does not declare it itself. `is_admin` is
+ * also left out when the model declares another admin flag (`omitWhenDeclared`): a model declaring
+ * `is_staff` gets no `is_admin` column, so `is_staff` is the authority.
+ */
+export const AUTH_MIXIN_FIELDS: Readonly<Record<'hashed_password' | 'is_admin', MixinFieldSpec>> =
+  Object.freeze({
+    hashed_password: Object.freeze({ type: 'string', nullable: false, hidden: true, length: 255 }),
+    is_admin: Object.freeze({
+      type: 'boolean',
+      nullable: false,
+      hidden: false,
+      default: false,
+      omitWhenDeclared: Object.freeze(ADMIN_FLAGS.filter((name) => name !== 'is_admin')),
+    }),
+  });
+
+/** Fields no client may ever write on a user model: the password hash and every admin flag. */
+export const AUTH_PROTECTED_FIELDS: readonly string[] = Object.freeze(['hashed_password', ...ADMIN_FLAGS]);
+
+/** The instance fields `AuthMixin` adds. */
+export interface AuthModelFields {
+  /** The password hash (bcrypt or argon2id); hidden from every response. */
+  hashed_password: string;
+  /** The admin flag, unless the model declares `is_superuser`, `is_staff` or `is_master` instead. */
+  is_admin?: boolean;
+}
+
+/** The constructor side `AuthMixin` adds (its static markers stay out of the type, so declaration emit needs no import). */
+// biome-ignore lint/suspicious/noExplicitAny: a mixin constructor takes whatever its base takes
+export type AuthModelConstructor = abstract new (...args: any[]) => AuthModelFields;
+
+/**
+ * Makes `Base` a user model: `class User extends AuthMixin(FrameworkModel) { … }`.
+ * @example
+ * @Entity() class User extends AuthMixin(FrameworkModel) { @PrimaryKey() id!: number; @Property({ unique: true }) username!: string; }
+ */
+export function AuthMixin<TBase extends ModelClass>(Base: TBase): TBase & AuthModelConstructor {
+  abstract class AuthModel extends Base {
+    declare hashed_password: string;
+    declare is_admin?: boolean;
+
+    static readonly [MIXIN_FIELDS]: Readonly<Record<string, MixinFieldSpec>> = Object.freeze({
+      ...mixinFieldsOf(Base),
+      ...AUTH_MIXIN_FIELDS,
+    });
+    static readonly [PROTECTED_FIELDS]: readonly string[] = Object.freeze([
+      ...new Set([...protectedFieldsOf(Base), ...AUTH_PROTECTED_FIELDS]),
+    ]);
+  }
+  return AuthModel;
+}
+
+/** Whether a model class was built with `AuthMixin` (directly or through a parent). */
+export function hasAuthMixin(model: ModelClass): boolean {
+  return Object.hasOwn(mixinFieldsOf(model), 'hashed_password');
+}

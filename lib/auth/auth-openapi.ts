@@ -1,0 +1,222 @@
+/**
+ * What the plugin adds to the OpenAPI document: the OAuth2 password-flow security scheme (so
+ * Swagger UI's Authorize logs in through `/login`), and the operations of `/register`, `/login`
+ * and `/admin/{id}/make-admin` with their schemas and problem responses.
+ */
+import {
+  JSON_MEDIA_TYPE,
+  PROBLEM_MEDIA_TYPE,
+  type ProblemResponseName,
+  responseRef,
+  schemaRef,
+} from '../openapi/components.js';
+import type { OpenApiRegistry } from '../openapi/registry.js';
+import type { JsonSchema } from '../schema/json-schema.js';
+import { createSchema, fieldValueSchema, readSchema } from '../schema/model-schemas.js';
+import { SECURITY_SCHEME_NAME } from './dependency.js';
+import { PASSWORD_MAX_BYTES } from './password-policy.js';
+import type { UserBinding } from './user-binding.js';
+import { REGISTRATION_EXTRA_FIELDS } from './user-binding.js';
+
+const TAG = 'auth';
+const declared = new WeakMap<OpenApiRegistry, Set<string>>();
+
+/** Declares a named schema once per registry; returns its `$ref`. */
+function namedSchema(registry: OpenApiRegistry, name: string, schema: JsonSchema): JsonSchema {
+  let names = declared.get(registry);
+  if (names === undefined) {
+    names = new Set();
+    declared.set(registry, names);
+  }
+  if (!names.has(name)) {
+    registry.addSchema(name, schema);
+    names.add(name);
+  }
+  return schemaRef(name);
+}
+
+const STATUS: Record<ProblemResponseName, string> = {
+  BadRequest: '400',
+  Unauthorized: '401',
+  Forbidden: '403',
+  NotFound: '404',
+  Conflict: '409',
+  PayloadTooLarge: '413',
+  UnsupportedMediaType: '415',
+  ValidationFailed: '422',
+  TooManyRequests: '429',
+  ServiceUnavailable: '503',
+};
+
+function problems(names: readonly ProblemResponseName[]): Record<string, unknown> {
+  return Object.fromEntries(names.map((name) => [STATUS[name], responseRef(name)]));
+}
+
+/** The security scheme object: an OAuth2 password flow whose token is a JWT sent as `Bearer`. */
+export function securitySchemeObject(): Record<string, unknown> {
+  return {
+    type: 'oauth2',
+    description:
+      'A JWT access token from `POST /login`, sent as `Authorization: Bearer <token>`. ' +
+      'In Swagger UI, Authorize with a username and password (client id and secret are not used).',
+    flows: { password: { tokenUrl: '/login', scopes: {} } },
+  };
+}
+
+const ACCESS_TOKEN_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    access_token: { type: 'string', description: 'The JWT; send it as `Authorization: Bearer <token>`.' },
+    token_type: { type: 'string', enum: ['bearer'] },
+    expires_in: { type: 'integer', minimum: 1, description: 'Seconds until the token expires.' },
+  },
+  required: ['access_token', 'token_type', 'expires_in'],
+  additionalProperties: false,
+};
+
+const PASSWORD_TEXT = {
+  type: 'string',
+  minLength: 1,
+  maxLength: PASSWORD_MAX_BYTES,
+  writeOnly: true,
+} as const;
+
+const LOGIN_JSON_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: { username: { type: 'string', minLength: 1 }, password: { ...PASSWORD_TEXT } },
+  required: ['username', 'password'],
+};
+
+const LOGIN_FORM_SCHEMA: JsonSchema = {
+  type: 'object',
+  description: 'The OAuth2 password grant form (RFC 6749 §4.3), as Swagger UI sends it.',
+  properties: {
+    grant_type: { type: 'string', enum: ['password'] },
+    username: { type: 'string', minLength: 1 },
+    password: { ...PASSWORD_TEXT },
+    scope: { type: 'string', description: 'Ignored.' },
+    client_id: { type: 'string', description: 'Ignored.' },
+    client_secret: { type: 'string', description: 'Ignored.' },
+  },
+  required: ['username', 'password'],
+};
+
+/** Documents `POST /register` and `POST /login` and the security scheme. */
+export function documentAccountRoutes(registry: OpenApiRegistry, binding: UserBinding): void {
+  const model = binding.model;
+  registry.addSecurityScheme(SECURITY_SCHEME_NAME, securitySchemeObject());
+  const user = namedSchema(registry, model.name, readSchema(model));
+  const registration = namedSchema(
+    registry,
+    `${model.name}Registration`,
+    createSchema(model, { extraFields: REGISTRATION_EXTRA_FIELDS, extraRequired: ['password'] }),
+  );
+  const token = namedSchema(registry, 'AccessToken', ACCESS_TOKEN_SCHEMA);
+  registry.addOperation({
+    method: 'post',
+    path: '/register',
+    operation: {
+      tags: [TAG],
+      summary: 'Register a user',
+      description:
+        `Creates a ${model.name} from its writable fields and a \`password\` (at least 8 characters, at most ` +
+        `${PASSWORD_MAX_BYTES} bytes of UTF-8). Admin flags and the password hash are never accepted. ` +
+        'The response is the user without secrets.',
+      operationId: 'register',
+      requestBody: { required: true, content: { [JSON_MEDIA_TYPE]: { schema: registration } } },
+      responses: {
+        201: {
+          description: 'The registered user.',
+          headers: { Location: { $ref: '#/components/headers/Location' } },
+          content: { [JSON_MEDIA_TYPE]: { schema: user } },
+        },
+        ...problems([
+          'BadRequest',
+          'Conflict',
+          'PayloadTooLarge',
+          'UnsupportedMediaType',
+          'ValidationFailed',
+          'ServiceUnavailable',
+        ]),
+      },
+    },
+  });
+  registry.addOperation({
+    method: 'post',
+    path: '/login',
+    operation: {
+      tags: [TAG],
+      summary: 'Log in',
+      description:
+        'Exchanges a username and password for a bearer token. Takes JSON or the OAuth2 password form. ' +
+        'An unknown username and a wrong password give the same 401. Too many attempts per username or per ' +
+        'client address give 429 with `Retry-After`.',
+      operationId: 'login',
+      requestBody: {
+        required: true,
+        content: {
+          [JSON_MEDIA_TYPE]: { schema: LOGIN_JSON_SCHEMA },
+          'application/x-www-form-urlencoded': { schema: LOGIN_FORM_SCHEMA },
+        },
+      },
+      responses: {
+        200: { description: 'An access token.', content: { [JSON_MEDIA_TYPE]: { schema: token } } },
+        ...problems(['BadRequest']),
+        401: {
+          description: 'The username or password is incorrect.',
+          headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } },
+          content: { [PROBLEM_MEDIA_TYPE]: { schema: schemaRef('Problem') } },
+        },
+        ...problems([
+          'PayloadTooLarge',
+          'UnsupportedMediaType',
+          'ValidationFailed',
+          'TooManyRequests',
+          'ServiceUnavailable',
+        ]),
+      },
+    },
+  });
+}
+
+/** Documents `POST /admin/{id}/make-admin`. */
+export function documentAdminRoutes(registry: OpenApiRegistry, binding: UserBinding): void {
+  const model = binding.model;
+  registry.addSecurityScheme(SECURITY_SCHEME_NAME, securitySchemeObject());
+  const user = namedSchema(registry, model.name, readSchema(model));
+  const key = model.fieldsByName.get(model.primaryKey);
+  const {
+    default: _ignored,
+    description: _text,
+    ...keySchema
+  } = key === undefined ? { type: 'string' } : fieldValueSchema(key);
+  if (Array.isArray(keySchema.type))
+    keySchema.type = keySchema.type.find((type) => type !== 'null') ?? 'string';
+  registry.addOperation({
+    method: 'post',
+    path: '/admin/{id}/make-admin',
+    operation: {
+      tags: [TAG],
+      summary: 'Grant the admin flag',
+      description: `Sets \`${binding.adminFlag}\` on the user. Idempotent. Administrators only.`,
+      operationId: 'makeAdmin',
+      parameters: [
+        {
+          name: 'id',
+          in: 'path',
+          required: true,
+          description: `Primary key of the ${model.name}.`,
+          schema: keySchema,
+        },
+      ],
+      security: [{ [SECURITY_SCHEME_NAME]: [] }],
+      responses: {
+        200: {
+          description: 'The user, now an administrator.',
+          content: { [JSON_MEDIA_TYPE]: { schema: user } },
+        },
+        ...problems(['Unauthorized', 'Forbidden', 'NotFound', 'ServiceUnavailable']),
+      },
+    },
+  });
+}

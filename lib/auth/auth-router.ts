@@ -1,0 +1,225 @@
+/**
+ * `AuthRouter`: the authentication plugin bound to one user model. Registration and login
+ * routes, the admin route, the JWT dependency, the `owner_or_admin`/`admin_only` policies and
+ * `ensure_admin`, each under its specification name and a camelCase alias.
+ */
+import type Koa from 'koa';
+import type { Middleware } from 'koa';
+import { Application } from '../application.js';
+import { ApiError, ConfigurationError } from '../errors.js';
+import { DEFAULT_BODY_LIMIT } from '../http/body.js';
+import { consoleLogger, type Logger } from '../http/problem-middleware.js';
+import { requireAdapter } from '../http/session.js';
+import { setWriteHooks } from '../model/write-hooks.js';
+import type {
+  AppContext,
+  AppState,
+  AuthDependency,
+  ModelClass,
+  OrmAdapter,
+  Policy,
+  RawRecord,
+} from '../types.js';
+import { documentAccountRoutes, documentAdminRoutes } from './auth-openapi.js';
+import { accountRoutes, adminRoutes } from './auth-routes.js';
+import { createAuthDependency } from './dependency.js';
+import { type EnsureAdminOptions, type EnsureAdminResult, ensureAdmin } from './ensure-admin.js';
+import type { AuthRouterOptions } from './options.js';
+import { resolveAuthOptions } from './options.js';
+import { PASSWORD_SCHEMA, passwordProblem } from './password-policy.js';
+import type { Passwords } from './passwords.js';
+import { adminOnlyPolicy, type OwnerOrAdminOptions, ownerOrAdminPolicy } from './policies.js';
+import type { AuthRuntime } from './runtime.js';
+import type { LoginThrottle } from './throttle/login-throttle.js';
+import type { TokenService } from './tokens.js';
+import { bindUserModel, type UserBinding } from './user-binding.js';
+
+type AnyKoa = Koa<AppState> | Koa;
+
+/**
+ * The authentication plugin.
+ *
+ * @example
+ * const auth = new AuthRouter({ user_model: User });   // secret from JWT_SECRET
+ * auth.register_routes(app);                           // POST /register, POST /login
+ * auth.register_admin_routes(app);                     // POST /admin/{id}/make-admin
+ * new CrudRouter({ model: Post, secure: true, auth_dependency: auth.get_auth_dependency(),
+ *   policy: { PUT: auth.owner_or_admin(Post), DELETE: auth.admin_only() } }).register_routes(app);
+ */
+export class AuthRouter implements AuthRuntime {
+  readonly userModel: ModelClass;
+  readonly tokens: TokenService;
+  readonly passwords: Passwords;
+  readonly throttle: LoginThrottle | undefined;
+  readonly strict: boolean;
+  readonly usernameField: string;
+  readonly dependency: AuthDependency;
+  logger: Logger = consoleLogger;
+  private readonly adapter: OrmAdapter | undefined;
+  /** The adapter of the Application the routes were registered on, for `ensure_admin` without `db`. */
+  private registeredAdapter: OrmAdapter | undefined;
+  private readonly bindings = new WeakMap<OrmAdapter, UserBinding>();
+  private readonly adminPolicy: Policy;
+
+  constructor(options: AuthRouterOptions) {
+    const resolved = resolveAuthOptions(options);
+    this.userModel = resolved.userModel;
+    this.tokens = resolved.tokens;
+    this.passwords = resolved.passwords;
+    this.throttle = resolved.throttle;
+    this.strict = resolved.strict;
+    this.usernameField = resolved.usernameField;
+    this.adapter = resolved.adapter;
+    this.dependency = createAuthDependency(this);
+    this.adminPolicy = adminOnlyPolicy(this.dependency);
+    // Any CrudRouter on the user model takes `password` and stores its hash, like /register.
+    setWriteHooks(this.userModel, {
+      extraFields: { password: PASSWORD_SCHEMA },
+      requiredOnCreate: ['password'],
+      prepare: async (data: RawRecord) => {
+        if (!Object.hasOwn(data, 'password')) return data;
+        const { password, ...rest } = data;
+        return { ...rest, hashed_password: await this.hashPassword(password) };
+      },
+    });
+    // With its own adapter the router can check the user model now rather than on a request.
+    if (this.adapter !== undefined) this.binding(this.adapter);
+  }
+
+  /** The adapter of a request: the router's own, else the one the app attached. */
+  adapterFor(ctx: AppContext): OrmAdapter {
+    return requireAdapter(ctx, this.adapter);
+  }
+
+  /** The user model compiled for an adapter (once). */
+  binding(adapter: OrmAdapter): UserBinding {
+    let binding = this.bindings.get(adapter);
+    if (binding === undefined) {
+      binding = bindUserModel(adapter, this.userModel, {
+        strict: this.strict,
+        usernameField: this.usernameField,
+      });
+      this.bindings.set(adapter, binding);
+    }
+    return binding;
+  }
+
+  /** Checks the password rule (422 naming the field) and hashes with the current scheme. */
+  async hashPassword(password: unknown, path = 'password'): Promise<string> {
+    const problem = passwordProblem(password);
+    if (problem !== undefined) throw ApiError.validation([{ path, message: problem }]);
+    return this.passwords.hash(password as string);
+  }
+
+  /** Adds `POST /register` and `POST /login` to an `Application` (documented) or a plain Koa app. */
+  register_routes(app: Application | AnyKoa): void {
+    if (!this.tokens.canIssue) {
+      throw new ConfigurationError(
+        'AuthRouter has only a public key: it can verify tokens but not log users in.',
+      );
+    }
+    if (app instanceof Application) {
+      const binding = this.attach(app);
+      const routes = accountRoutes(this, app.bodyLimit);
+      app.mount('register', routes);
+      app.mount('login', routes);
+      documentAccountRoutes(app.openapi, binding);
+      void this.passwords
+        .warmUp()
+        .catch((error: unknown) => this.logger.error('password hasher failed', error));
+      return;
+    }
+    (app as Koa).use(this.middleware() as Middleware);
+  }
+
+  /** Alias of `register_routes`. */
+  registerRoutes(app: Application | AnyKoa): void {
+    this.register_routes(app);
+  }
+
+  /** Adds `POST /admin/{id}/make-admin` (administrators only). */
+  register_admin_routes(app: Application | AnyKoa): void {
+    if (app instanceof Application) {
+      const binding = this.attach(app);
+      app.mount('admin', adminRoutes(this));
+      documentAdminRoutes(app.openapi, binding);
+      return;
+    }
+    (app as Koa).use(this.adminMiddleware() as Middleware);
+  }
+
+  /** Alias of `register_admin_routes`. */
+  registerAdminRoutes(app: Application | AnyKoa): void {
+    this.register_admin_routes(app);
+  }
+
+  /** `POST /register` and `POST /login` as ordinary Koa middleware (other paths pass through). */
+  middleware(options: { bodyLimit?: number } = {}): Middleware<AppState> {
+    return accountRoutes(this, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
+  }
+
+  /** `POST /admin/{id}/make-admin` as ordinary Koa middleware. */
+  adminMiddleware(): Middleware<AppState> {
+    return adminRoutes(this);
+  }
+
+  /** The dependency that validates the bearer token and loads `ctx.state.user`; pass it as `auth_dependency`. */
+  get_auth_dependency(): AuthDependency {
+    return this.dependency;
+  }
+
+  /** Alias of `get_auth_dependency`. */
+  getAuthDependency(): AuthDependency {
+    return this.dependency;
+  }
+
+  /** Policy: the record's owner or an administrator (`field` names the ownership field when detection cannot). */
+  owner_or_admin(model: ModelClass, options: OwnerOrAdminOptions = {}): Policy {
+    return ownerOrAdminPolicy(this.dependency, this.userModel, model, options);
+  }
+
+  /** Alias of `owner_or_admin`. */
+  ownerOrAdmin(model: ModelClass, options: OwnerOrAdminOptions = {}): Policy {
+    return this.owner_or_admin(model, options);
+  }
+
+  /** Policy: administrators only. */
+  admin_only(): Policy {
+    return this.adminPolicy;
+  }
+
+  /** Alias of `admin_only`. */
+  adminOnly(): Policy {
+    return this.adminPolicy;
+  }
+
+  /**
+   * Creates the administrator when no user with `username` exists; otherwise changes nothing.
+   * @example
+   * await auth.ensure_admin({ db: adapter.orm.em.fork(), username: 'admin', password, email: 'admin@example.com' });
+   */
+  ensure_admin(options: EnsureAdminOptions): Promise<EnsureAdminResult> {
+    const adapter = options?.adapter ?? this.adapter ?? this.registeredAdapter;
+    if (adapter === undefined) {
+      return Promise.reject(
+        new ConfigurationError(
+          'ensure_admin needs an adapter: register the routes on an Application first, or pass `adapter` (to AuthRouter or ensure_admin).',
+        ),
+      );
+    }
+    return ensureAdmin(this, adapter, options);
+  }
+
+  /** Alias of `ensure_admin`. */
+  ensureAdmin(options: EnsureAdminOptions): Promise<EnsureAdminResult> {
+    return this.ensure_admin(options);
+  }
+
+  /** Binds to an Application: its adapter (unless the router has its own) and logger; checks the user model now. */
+  private attach(app: Application): UserBinding {
+    const adapter = this.adapter ?? app.adapter;
+    this.registeredAdapter ??= adapter;
+    this.logger = app.logger;
+    return this.binding(adapter);
+  }
+}

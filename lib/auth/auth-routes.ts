@@ -1,0 +1,152 @@
+/**
+ * The plugin's routes: `POST /register`, `POST /login` and `POST /admin/{id}/make-admin`. Every
+ * response, errors included, carries `Cache-Control: no-store`.
+ */
+import type { Middleware } from 'koa';
+import { ApiError, type FieldError } from '../errors.js';
+import { bodyReader } from '../http/body.js';
+import { type RouteSpec, routeGroup } from '../http/route-group.js';
+import { sessionOf } from '../http/session.js';
+import type { AppState } from '../types.js';
+import { PASSWORD_MAX_BYTES } from './password-policy.js';
+import type { AuthRuntime } from './runtime.js';
+
+type Handler = RouteSpec['handler'];
+
+const noop = async (): Promise<void> => {};
+
+/** Adds `no-store` to the response and to any error it becomes (error handlers may clear headers). */
+function noStore(handler: Handler): Handler {
+  return async (ctx, params) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Pragma', 'no-cache');
+    try {
+      await handler(ctx, params);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      throw new ApiError(error.code, error.message, {
+        ...(error.errors === undefined ? {} : { errors: error.errors }),
+        headers: { ...error.headers, 'Cache-Control': 'no-store', Pragma: 'no-cache' },
+        ...(error.cause === undefined ? {} : { cause: error.cause }),
+      });
+    }
+  };
+}
+
+function register(runtime: AuthRuntime, bodyLimit: number): Handler {
+  const read = bodyReader({ limit: bodyLimit });
+  return async (ctx) => {
+    const adapter = runtime.adapterFor(ctx);
+    const binding = runtime.binding(adapter);
+    const data = binding.validateRegistration(await read(ctx));
+    const { password, ...fields } = data;
+    fields.hashed_password = await runtime.hashPassword(password);
+    const row = await adapter.create(sessionOf(ctx, adapter), runtime.userModel, fields);
+    ctx.status = 201;
+    ctx.set('Location', binding.location(row));
+    ctx.body = binding.serialize(row);
+  };
+}
+
+/** The credentials of a login body (JSON, or the OAuth2 password form of Swagger UI's Authorize). */
+export function loginCredentials(body: unknown): { username: string; password: string } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw ApiError.validation([{ path: '', message: 'must be an object with username and password' }]);
+  }
+  const input = body as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  const grant = Object.hasOwn(input, 'grant_type') ? input.grant_type : undefined;
+  if (grant !== undefined && grant !== 'password')
+    errors.push({ path: 'grant_type', message: "must be 'password'" });
+  const username = Object.hasOwn(input, 'username') ? input.username : undefined;
+  const password = Object.hasOwn(input, 'password') ? input.password : undefined;
+  if (typeof username !== 'string' || username === '') {
+    errors.push({
+      path: 'username',
+      message: username === undefined ? 'is required' : 'must be a non-empty string',
+    });
+  }
+  if (typeof password !== 'string' || password === '') {
+    errors.push({
+      path: 'password',
+      message: password === undefined ? 'is required' : 'must be a non-empty string',
+    });
+  } else if (Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES) {
+    errors.push({ path: 'password', message: `must be at most ${PASSWORD_MAX_BYTES} bytes of UTF-8` });
+  }
+  if (errors.length > 0) throw ApiError.validation(errors);
+  return { username: username as string, password: password as string };
+}
+
+function login(runtime: AuthRuntime, bodyLimit: number): Handler {
+  const read = bodyReader({ limit: bodyLimit, form: true });
+  return async (ctx) => {
+    if (!runtime.tokens.canIssue) throw ApiError.notFound();
+    const { username, password } = loginCredentials(await read(ctx));
+    await runtime.throttle?.attempt(username, ctx.ip);
+    const adapter = runtime.adapterFor(ctx);
+    const binding = runtime.binding(adapter);
+    const session = sessionOf(ctx, adapter);
+    // A username no column could hold (too long, NUL) is unknown without asking the database.
+    const storable =
+      !username.includes('\u0000') &&
+      (binding.usernameMaxLength === undefined || [...username].length <= binding.usernameMaxLength);
+    const row = storable
+      ? await adapter.findBy(session, runtime.userModel, binding.usernameField, username)
+      : undefined;
+    // Unknown user and wrong password cost the same (a dummy hash) and answer the same.
+    const check = await runtime.passwords.check(password, row?.hashed_password);
+    if (row === undefined || !check.ok) throw ApiError.invalidCredentials();
+    await runtime.throttle?.succeeded(username, ctx.ip);
+    const id = row[binding.model.primaryKey];
+    if (check.rehash) {
+      try {
+        const hashed = await runtime.passwords.hash(password);
+        await adapter.update(session, runtime.userModel, id as string | number, { hashed_password: hashed });
+      } catch (error) {
+        // Only the kind of error: a driver message may quote the statement, and with it the new hash.
+        const kind = error instanceof ApiError ? error.code : ((error as Error | null)?.name ?? 'error');
+        runtime.logger.warn(
+          `login: upgrading the password hash failed (${kind}); the login itself succeeded.`,
+        );
+      }
+    }
+    ctx.status = 200;
+    ctx.body = runtime.tokens.issue(String(id));
+  };
+}
+
+function makeAdmin(runtime: AuthRuntime): Handler {
+  return async (ctx, params) => {
+    if (ctx.state.user === undefined) await runtime.dependency(ctx, noop);
+    if (ctx.state.user?.isAdmin !== true)
+      throw ApiError.forbidden('Only administrators may grant the admin flag.');
+    const adapter = runtime.adapterFor(ctx);
+    const binding = runtime.binding(adapter);
+    const id = params.id === undefined ? undefined : binding.coerceId(params.id);
+    const unknown = (): ApiError =>
+      ApiError.notFound(`No ${binding.model.name} with id "${String(params.id).slice(0, 100)}".`);
+    if (id === undefined) throw unknown();
+    const row = await adapter.update(sessionOf(ctx, adapter), runtime.userModel, id, {
+      [binding.adminFlag]: true,
+    });
+    if (row === undefined) throw unknown();
+    ctx.status = 200;
+    ctx.body = binding.serialize(row);
+  };
+}
+
+/** `POST /register` and `POST /login`. */
+export function accountRoutes(runtime: AuthRuntime, bodyLimit: number): Middleware<AppState> {
+  return routeGroup('', [
+    { method: 'POST', path: '/register', handler: noStore(register(runtime, bodyLimit)) },
+    { method: 'POST', path: '/login', handler: noStore(login(runtime, bodyLimit)) },
+  ]);
+}
+
+/** `POST /admin/{id}/make-admin`. */
+export function adminRoutes(runtime: AuthRuntime): Middleware<AppState> {
+  return routeGroup('/admin', [
+    { method: 'POST', path: '/:id/make-admin', handler: noStore(makeAdmin(runtime)) },
+  ]);
+}

@@ -1,0 +1,40 @@
+/** The authentication plugin: `AuthMixin`, `AuthRouter`, policies, hashers and throttle stores. */
+export { ADMIN_FLAGS, type AdminFlag, adminFlagOf, findAdminFlag } from './admin-flag.js';
+export {
+  AUTH_MIXIN_FIELDS,
+  AUTH_PROTECTED_FIELDS,
+  AuthMixin,
+  type AuthModelConstructor,
+  type AuthModelFields,
+  hasAuthMixin,
+} from './auth-mixin.js';
+export { AuthRouter } from './auth-router.js';
+export { SECURITY_SCHEME_NAME } from './dependency.js';
+export type { EnsureAdminOptions, EnsureAdminResult } from './ensure-admin.js';
+export {
+  Argon2idHasher,
+  type Argon2idOptions,
+  BcryptHasher,
+  type BcryptOptions,
+  DEFAULT_BCRYPT_COST,
+  type PasswordHasher,
+} from './hashers.js';
+export { JWT_ALGORITHMS, type JwtAlgorithm, type KeyInput, MIN_SECRET_BYTES } from './keys.js';
+export type { AuthRouterOptions, ThrottleOptions } from './options.js';
+export { detectOwnership, type Ownership } from './ownership.js';
+export { PASSWORD_MAX_BYTES, PASSWORD_MIN_CHARACTERS, passwordProblem } from './password-policy.js';
+export type { PasswordHasherOption } from './passwords.js';
+export type { OwnerOrAdminOptions } from './policies.js';
+export {
+  DEFAULT_THROTTLE_LIMITS,
+  type ThrottleLimit,
+  type ThrottleLimits,
+} from './throttle/login-throttle.js';
+export { MemoryThrottleStore, type MemoryThrottleStoreOptions } from './throttle/memory-store.js';
+export {
+  type RedisLike,
+  RedisThrottleStore,
+  type RedisThrottleStoreOptions,
+} from './throttle/redis-store.js';
+export type { ThrottleHit, ThrottleStore } from './throttle/store.js';
+export type { AccessTokenClaims, IssuedToken } from './tokens.js';

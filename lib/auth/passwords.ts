@@ -1,0 +1,81 @@
+/**
+ * Password verification across schemes: the stored hash names its scheme, a login with an outdated
+ * scheme or cost asks for a re-hash, and an unknown user is checked against a dummy hash so a
+ * failed login takes the same time whether or not the username exists.
+ */
+import { randomBytes } from 'node:crypto';
+import { ConfigurationError } from '../errors.js';
+import { Argon2idHasher, BcryptHasher, type PasswordHasher } from './hashers.js';
+
+/** The outcome of a password check. */
+export interface PasswordCheck {
+  readonly ok: boolean;
+  /** The password was right but the stored hash should be replaced by a fresh one. */
+  readonly rehash: boolean;
+}
+
+/** How the hasher is chosen in the options: a scheme name or a configured hasher. */
+export type PasswordHasherOption = 'bcrypt' | 'argon2id' | PasswordHasher;
+
+/** Turns the option into a hasher (bcrypt cost 12 by default). */
+export function hasherFrom(option: PasswordHasherOption | undefined): PasswordHasher {
+  if (option === undefined || option === 'bcrypt') return new BcryptHasher();
+  if (option === 'argon2id') return new Argon2idHasher();
+  if (
+    typeof option === 'object' &&
+    option !== null &&
+    typeof option.hash === 'function' &&
+    typeof option.verify === 'function' &&
+    typeof option.recognizes === 'function' &&
+    typeof option.isOutdated === 'function'
+  ) {
+    return option;
+  }
+  throw new ConfigurationError("password_hasher must be 'bcrypt', 'argon2id' or a PasswordHasher object.");
+}
+
+/** Hashes with the current hasher and verifies hashes of every known scheme. */
+export class Passwords {
+  readonly current: PasswordHasher;
+  private readonly schemes: readonly PasswordHasher[];
+  private dummy: Promise<string> | undefined;
+
+  constructor(current: PasswordHasher) {
+    this.current = current;
+    // Verification of bcrypt or argon2id does not depend on the configured parameters.
+    this.schemes = [current, new BcryptHasher(), new Argon2idHasher()];
+  }
+
+  /** A fresh hash of the password with the current scheme. */
+  hash(password: string): Promise<string> {
+    return this.current.hash(password);
+  }
+
+  /** Checks a password against a stored hash (a missing or unknown hash costs as much as a real one). */
+  async check(password: string, stored: unknown): Promise<PasswordCheck> {
+    const scheme = typeof stored === 'string' ? this.schemes.find((s) => s.recognizes(stored)) : undefined;
+    if (scheme === undefined || typeof stored !== 'string') {
+      await this.checkDummy(password);
+      return { ok: false, rehash: false };
+    }
+    const ok = await scheme.verify(password, stored);
+    if (!ok) return { ok: false, rehash: false };
+    const rehash =
+      scheme.scheme !== this.current.scheme ||
+      !this.current.recognizes(stored) ||
+      this.current.isOutdated(stored);
+    return { ok: true, rehash };
+  }
+
+  /** Spends the time of one verification with the current scheme, for an unknown user. */
+  async checkDummy(password: string): Promise<void> {
+    this.dummy ??= this.current.hash(randomBytes(18).toString('base64url'));
+    await this.current.verify(password, await this.dummy);
+  }
+
+  /** Computes the dummy hash ahead of the first login. */
+  async warmUp(): Promise<void> {
+    this.dummy ??= this.current.hash(randomBytes(18).toString('base64url'));
+    await this.dummy;
+  }
+}

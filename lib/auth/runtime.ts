@@ -1,0 +1,23 @@
+/** What the auth routes and `ensure_admin` use of their `AuthRouter` (kept apart to avoid an import cycle). */
+import type { Logger } from '../http/problem-middleware.js';
+import type { AppContext, AuthDependency, ModelClass, OrmAdapter } from '../types.js';
+import type { Passwords } from './passwords.js';
+import type { LoginThrottle } from './throttle/login-throttle.js';
+import type { TokenService } from './tokens.js';
+import type { UserBinding } from './user-binding.js';
+
+/** The services of one `AuthRouter`. */
+export interface AuthRuntime {
+  readonly userModel: ModelClass;
+  readonly tokens: TokenService;
+  readonly passwords: Passwords;
+  readonly throttle: LoginThrottle | undefined;
+  readonly dependency: AuthDependency;
+  readonly logger: Logger;
+  /** The adapter of a request: the router's own, or the application's. */
+  adapterFor(ctx: AppContext): OrmAdapter;
+  /** The user model compiled for an adapter (once per adapter). */
+  binding(adapter: OrmAdapter): UserBinding;
+  /** Checks the password rule (422 naming `path`) and hashes it with the current scheme. */
+  hashPassword(password: unknown, path?: string): Promise<string>;
+}

@@ -1,0 +1,103 @@
+/**
+ * The user model as one adapter describes it, compiled once per adapter: the admin flag, the
+ * login field, the registration validator, the serializer and the key coercion. A user model that
+ * cannot serve the plugin fails here, at registration.
+ */
+import { ApiError, ConfigurationError } from '../errors.js';
+import { parseFieldText } from '../query/coerce.js';
+import { compileSerializer, type Serializer } from '../schema/serializer.js';
+import { compileWriteValidator } from '../schema/write-validator.js';
+import type { ModelClass, ModelDescription, OrmAdapter, RawRecord, RecordId, RequestUser } from '../types.js';
+import { type AdminFlag, adminFlagOf, isTruthyFlag } from './admin-flag.js';
+import { PASSWORD_SCHEMA } from './password-policy.js';
+
+/** The compiled user model of one adapter. */
+export interface UserBinding {
+  readonly adapter: OrmAdapter;
+  readonly model: ModelDescription;
+  readonly adminFlag: AdminFlag;
+  readonly usernameField: string;
+  /** Longest username the column holds, when known (longer ones cannot exist). */
+  readonly usernameMaxLength: number | undefined;
+  readonly serialize: Serializer;
+  /** Validates a registration body: writable user fields plus `password`. */
+  readonly validateRegistration: (body: unknown) => RawRecord;
+  /** The same, always strict: `ensure_admin` is code, where a misspelt field is a mistake. */
+  readonly validateStrict: (body: unknown) => RawRecord;
+  /** The primary key value for text (a token's `sub`, a path `{id}`), or `undefined`. */
+  coerceId(raw: string): RecordId | undefined;
+  /** The request user of a stored row. */
+  requestUser(row: Readonly<RawRecord>): RequestUser;
+  /** The `Location` of a user: `/{resource}/{id}`. */
+  location(row: Readonly<RawRecord>): string;
+}
+
+/** Input fields of registration beyond the model's own. */
+export const REGISTRATION_EXTRA_FIELDS = Object.freeze({ password: PASSWORD_SCHEMA });
+
+/** Compiles the user model for an adapter; `ConfigurationError` when it cannot serve the plugin. */
+export function bindUserModel(
+  adapter: OrmAdapter,
+  userModel: ModelClass,
+  options: { readonly strict: boolean; readonly usernameField: string },
+): UserBinding {
+  const model = adapter.describe(userModel);
+  const hashed = model.fieldsByName.get('hashed_password');
+  if (hashed === undefined || !hashed.hidden) {
+    throw new ConfigurationError(
+      `User model ${model.name}: \`hashed_password\` must be a hidden field; extend AuthMixin(FrameworkModel) and do not redeclare it.`,
+    );
+  }
+  const adminFlag = adminFlagOf(model);
+  const username = model.fieldsByName.get(options.usernameField);
+  if (username === undefined || (username.type !== 'string' && username.type !== 'text')) {
+    throw new ConfigurationError(
+      `User model ${model.name}: the login field \`${options.usernameField}\` must be a string field (set username_field).`,
+    );
+  }
+  if (!username.unique && !username.primary) {
+    throw new ConfigurationError(
+      `User model ${model.name}: the login field \`${options.usernameField}\` must be unique.`,
+    );
+  }
+  const key = model.fieldsByName.get(model.primaryKey);
+  if (key === undefined) throw new ConfigurationError(`User model ${model.name} has no primary key field.`);
+  const serialize = compileSerializer(model);
+  const registration = {
+    mode: 'create',
+    extraFields: REGISTRATION_EXTRA_FIELDS,
+    extraRequired: ['password'],
+  } as const;
+  const validateRegistration = compileWriteValidator(model, { ...registration, strict: options.strict });
+  const validateStrict = options.strict
+    ? validateRegistration
+    : compileWriteValidator(model, { ...registration, strict: true });
+  const coerceId = (raw: string): RecordId | undefined => {
+    const value = parseFieldText(key, raw);
+    return typeof value === 'string' || typeof value === 'number' ? value : undefined;
+  };
+  return {
+    adapter,
+    model,
+    adminFlag,
+    usernameField: username.name,
+    usernameMaxLength: username.maxLength,
+    serialize,
+    validateRegistration,
+    validateStrict,
+    coerceId,
+    requestUser: (row) => ({
+      id: row[model.primaryKey] as RecordId,
+      isAdmin: isTruthyFlag(row[adminFlag]),
+      record: Object.freeze(serialize(row)),
+    }),
+    location: (row) => `/${model.resource}/${encodeURIComponent(String(row[model.primaryKey]))}`,
+  };
+}
+
+/** Turns a 422 of the validator into a `ConfigurationError` (for start-up calls such as `ensure_admin`). */
+export function asConfigurationError(error: unknown, what: string): unknown {
+  if (!(error instanceof ApiError) || error.errors === undefined) return error;
+  const details = error.errors.map((entry) => `${entry.path} ${entry.message}`).join('; ');
+  return new ConfigurationError(`${what}: ${details}.`);
+}

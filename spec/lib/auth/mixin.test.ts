@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ADMIN_FLAGS, adminFlagOf, findAdminFlag, isTruthyFlag } from '../../../lib/auth/admin-flag.js';
+import { AuthMixin, hasAuthMixin } from '../../../lib/auth/auth-mixin.js';
+import { ConfigurationError } from '../../../lib/errors.js';
+import {
+  FrameworkModel,
+  MIXIN_FIELDS,
+  type MixinFieldSpec,
+  mixinFieldsOf,
+  PROTECTED_FIELDS,
+  protectedFieldsOf,
+} from '../../../lib/model/framework-model.js';
+import { describeFields } from '../../support/model-facts.js';
+
+class User extends AuthMixin(FrameworkModel) {
+  id!: number;
+  username!: string;
+}
+
+describe('AuthMixin', () => {
+  it('adds a hidden hashed_password and an is_admin flag defaulting to false', () => {
+    const fields = mixinFieldsOf(User);
+    assert.deepEqual(fields.hashed_password, { type: 'string', nullable: false, hidden: true, length: 255 });
+    const admin = fields.is_admin as MixinFieldSpec;
+    assert.equal(admin.type, 'boolean');
+    assert.equal(admin.default, false);
+    assert.equal(admin.hidden, false);
+  });
+
+  it('leaves is_admin out when the model declares another admin flag', () => {
+    assert.deepEqual(mixinFieldsOf(User).is_admin?.omitWhenDeclared, [
+      'is_superuser',
+      'is_staff',
+      'is_master',
+    ]);
+  });
+
+  it('protects the hash and every admin flag from clients', () => {
+    assert.deepEqual([...protectedFieldsOf(User)].sort(), ['hashed_password', ...ADMIN_FLAGS].sort());
+    const description = describeFields(User, {
+      username: { type: 'string' },
+      hashed_password: { type: 'string', hidden: true },
+      is_admin: { type: 'boolean', hasDefault: true },
+      is_staff: { type: 'boolean', hasDefault: true },
+    });
+    for (const name of ['hashed_password', 'is_admin', 'is_staff', 'id']) {
+      assert.equal(description.fieldsByName.get(name)?.writable, false, name);
+    }
+    assert.equal(description.fieldsByName.get('username')?.writable, true);
+  });
+
+  it('keeps the markers of the base class', () => {
+    abstract class Audited extends FrameworkModel {
+      static [MIXIN_FIELDS] = { created_at: { type: 'datetime', nullable: false, hidden: false } as const };
+      static [PROTECTED_FIELDS] = ['created_at'];
+    }
+    class Member extends AuthMixin(Audited) {}
+    assert.deepEqual(Object.keys(mixinFieldsOf(Member)).sort(), [
+      'created_at',
+      'hashed_password',
+      'is_admin',
+    ]);
+    assert.ok(protectedFieldsOf(Member).has('created_at'));
+    assert.ok(protectedFieldsOf(Member).has('is_master'));
+  });
+
+  it('is recognised through subclasses', () => {
+    class Staff extends User {}
+    assert.equal(hasAuthMixin(User), true);
+    assert.equal(hasAuthMixin(Staff), true);
+    assert.equal(hasAuthMixin(class Plain extends FrameworkModel {}), false);
+  });
+});
+
+describe('admin flag discovery', () => {
+  const flags = (names: string[]) =>
+    describeFields(
+      User,
+      Object.fromEntries(names.map((name) => [name, { type: 'boolean' as const, hasDefault: true }])),
+    );
+
+  it('takes the first of is_admin, is_superuser, is_staff, is_master', () => {
+    assert.equal(findAdminFlag(flags(['is_master', 'is_staff', 'is_superuser', 'is_admin'])), 'is_admin');
+    assert.equal(findAdminFlag(flags(['is_master', 'is_staff', 'is_superuser'])), 'is_superuser');
+    assert.equal(findAdminFlag(flags(['is_master', 'is_staff'])), 'is_staff');
+    assert.equal(findAdminFlag(flags(['is_master'])), 'is_master');
+    assert.equal(findAdminFlag(flags(['admin'])), undefined);
+    assert.throws(() => adminFlagOf(flags([])), ConfigurationError);
+  });
+
+  it('reads flags as drivers return them', () => {
+    for (const yes of [true, 1, '1', 'true', 1n]) assert.equal(isTruthyFlag(yes), true, String(yes));
+    for (const no of [false, 0, '0', 'false', null, undefined, 0n])
+      assert.equal(isTruthyFlag(no), false, String(no));
+  });
+});

@@ -1,0 +1,168 @@
+/**
+ * Policies and mass assignment through the generated routes: ownership set from the token,
+ * owner_or_admin, admin-only writes on an unsecured router, and password hashing through a
+ * CrudRouter on the user model, on every database target.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { databaseTargets, requireTarget } from '../../support/databases.js';
+import { User } from './support/entities.js';
+import {
+  type AuthFixture,
+  adminWithToken,
+  call,
+  loginToken,
+  startAuthApp,
+  userWithToken,
+} from './support/harness.js';
+
+for (const target of databaseTargets()) {
+  describe(`auth policies on ${target}`, await requireTarget(target), () => {
+    let fx: AuthFixture;
+    let alice: { id: number; username: string; token: string };
+    let bob: { id: number; username: string; token: string };
+    let admin: { id: number; username: string; token: string };
+    before(async () => {
+      fx = await startAuthApp(target);
+      alice = await userWithToken(fx.server);
+      bob = await userWithToken(fx.server);
+      admin = await adminWithToken(fx);
+    });
+    after(() => fx?.close());
+
+    it('sets the owner of a new record from the token, whatever the body says', async () => {
+      const response = await call(fx.server, 'POST', '/posts', {
+        token: alice.token,
+        json: { title: 'mine', owner: bob.id },
+      });
+      assert.equal(response.status, 201);
+      assert.equal(response.body.owner, alice.id);
+    });
+
+    it('lets the owner and admins change a record, refuses others with 403, and never moves the owner', async () => {
+      const post = (await call(fx.server, 'POST', '/posts', { token: alice.token, json: { title: 'draft' } }))
+        .body;
+      const byBob = await call(fx.server, 'PUT', `/posts/${post.id}`, {
+        token: bob.token,
+        json: { title: 'bob was here' },
+      });
+      assert.equal(byBob.status, 403);
+      assert.equal(byBob.body.code, 'forbidden');
+      const byAlice = await call(fx.server, 'PUT', `/posts/${post.id}`, {
+        token: alice.token,
+        json: { title: 'final', owner: bob.id },
+      });
+      assert.equal(byAlice.status, 200);
+      assert.deepEqual([byAlice.body.title, byAlice.body.owner], ['final', alice.id]);
+      const byAdmin = await call(fx.server, 'PATCH', `/posts/${post.id}`, {
+        token: admin.token,
+        json: { title: 'edited' },
+      });
+      assert.equal(byAdmin.status, 200);
+      assert.equal(byAdmin.body.owner, alice.id);
+      assert.equal((await call(fx.server, 'DELETE', `/posts/${post.id}`, { token: bob.token })).status, 403);
+      assert.equal(
+        (await call(fx.server, 'DELETE', `/posts/${post.id}`, { token: alice.token })).status,
+        204,
+      );
+    });
+
+    it('answers 401 before 403 and before 404 on a secured router', async () => {
+      assert.equal((await call(fx.server, 'PUT', '/posts/999999', { json: { title: 'x' } })).status, 401);
+      assert.equal(
+        (await call(fx.server, 'PUT', '/posts/999999', { token: bob.token, json: { title: 'x' } })).status,
+        404,
+      );
+    });
+
+    it('lets users change their own record only; admin flags and the hash stay out of reach', async () => {
+      const other = await call(fx.server, 'PUT', `/users/${bob.id}`, {
+        token: alice.token,
+        json: { age: 30 },
+      });
+      assert.equal(other.status, 403);
+      const own = await call(fx.server, 'PUT', `/users/${alice.id}`, {
+        token: alice.token,
+        json: {
+          age: 31,
+          is_admin: true,
+          is_superuser: true,
+          is_staff: true,
+          is_master: true,
+          hashed_password: 'x',
+          id: 12345,
+        },
+      });
+      assert.equal(own.status, 200);
+      assert.deepEqual([own.body.id, own.body.age, own.body.is_admin], [alice.id, 31, false]);
+      assert.equal('hashed_password' in own.body, false);
+      assert.ok((await loginToken(fx.server, alice.username)).length > 0, 'the password still works');
+    });
+
+    it('hashes a password given to the CrudRouter of the user model, like /register', async () => {
+      const carol = await userWithToken(fx.server);
+      const short = await call(fx.server, 'PATCH', `/users/${carol.id}`, {
+        token: carol.token,
+        json: { password: 'short' },
+      });
+      assert.equal(short.status, 422);
+      const long = await call(fx.server, 'PATCH', `/users/${carol.id}`, {
+        token: carol.token,
+        json: { password: 'é'.repeat(40) },
+      });
+      assert.equal(long.status, 422);
+      const changed = await call(fx.server, 'PATCH', `/users/${carol.id}`, {
+        token: carol.token,
+        json: { password: 'a-new-password' },
+      });
+      assert.equal(changed.status, 200);
+      assert.equal('password' in changed.body, false);
+      const stored = await fx.adapter.findBy(fx.adapter.openSession(), User, 'username', carol.username);
+      assert.match(String(stored?.hashed_password), /^\$2b\$04\$/);
+      assert.ok((await loginToken(fx.server, carol.username, 'a-new-password')).length > 0);
+      const old = await call(fx.server, 'POST', '/login', {
+        json: { username: carol.username, password: 'password-1' },
+      });
+      assert.equal(old.status, 401);
+    });
+
+    it('lets an admin create a user through the CrudRouter, with a hashed password and no admin flag', async () => {
+      const missing = await call(fx.server, 'POST', '/users', {
+        token: admin.token,
+        json: { username: 'made', email: 'made@example.com' },
+      });
+      assert.equal(missing.status, 422, 'password is required on create');
+      const created = await call(fx.server, 'POST', '/users', {
+        token: admin.token,
+        json: { username: 'made', email: 'made@example.com', password: 'made-password', is_admin: true },
+      });
+      assert.equal(created.status, 201);
+      assert.equal(created.body.is_admin, false);
+      assert.ok((await loginToken(fx.server, 'made', 'made-password')).length > 0);
+      const byUser = await call(fx.server, 'POST', '/users', {
+        token: alice.token,
+        json: { username: 'nope', email: 'nope@example.com', password: 'nope-password' },
+      });
+      assert.equal(byUser.status, 403);
+    });
+
+    it('gives an unsecured router admin-only writes: anyone reads, 401 anonymous, 403 users, admins write', async () => {
+      assert.equal((await call(fx.server, 'GET', '/tags')).status, 200);
+      const anonymous = await call(fx.server, 'POST', '/tags', { json: { name: 'anon' } });
+      assert.equal(anonymous.status, 401);
+      assert.equal(anonymous.headers.get('www-authenticate'), 'Bearer');
+      assert.equal(
+        (await call(fx.server, 'POST', '/tags', { token: alice.token, json: { name: 'user' } })).status,
+        403,
+      );
+      const created = await call(fx.server, 'POST', '/tags', { token: admin.token, json: { name: 'admin' } });
+      assert.equal(created.status, 201);
+      const invalid = await call(fx.server, 'POST', '/tags', { token: 'garbage', json: { name: 'bad' } });
+      assert.equal(invalid.status, 401);
+      assert.equal(
+        (await call(fx.server, 'DELETE', `/tags/${created.body.id}`, { token: admin.token })).status,
+        204,
+      );
+    });
+  });
+}
