@@ -38,7 +38,9 @@ export interface ApplicationOptions {
 
 /** Where `listen`/`run` bind. */
 export interface ListenOptions {
+  /** TCP port; default 8000. */
   readonly port?: number;
+  /** Interface to bind; default `127.0.0.1` (loopback only). */
   readonly host?: string;
 }
 
@@ -53,11 +55,15 @@ export interface ListenOptions {
 export class Application {
   /** The Koa app: add your own middleware with `app.koa.use(...)`. */
   readonly koa: Koa<AppState>;
+  /** The API's title, as given in the options. */
   readonly title: string;
+  /** The ORM adapter every router registered on this application uses. */
   readonly adapter: OrmAdapter;
   /** Contributions to `/openapi.json`. */
   readonly openapi: OpenApiRegistry;
+  /** Largest request body in bytes. */
   readonly bodyLimit: number;
+  /** Where the application and its plugins log. */
   readonly logger: Logger;
   /** Path of the OpenAPI document. */
   readonly openapiPath = '/openapi.json';

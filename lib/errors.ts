@@ -5,21 +5,37 @@
 
 /** The stable machine codes of the catalogue, with their HTTP status and title. */
 export const ERROR_CATALOGUE = {
+  /** 400: a request the framework cannot read that no more specific code covers. */
   bad_request: { status: 400, title: 'Bad request' },
+  /** 400: a malformed JSON or form body. */
   malformed_json: { status: 400, title: 'Malformed JSON body' },
+  /** 400: a list query parameter that cannot be honoured. */
   invalid_query: { status: 400, title: 'Invalid query parameter' },
+  /** 401: no bearer token where one is required. */
   unauthorized: { status: 401, title: 'Authentication required' },
+  /** 401: a bearer token that is malformed, expired, or whose user no longer exists. */
   invalid_token: { status: 401, title: 'Invalid or expired token' },
+  /** 401: a failed login, the same for an unknown user and a wrong password. */
   invalid_credentials: { status: 401, title: 'Invalid username or password' },
+  /** 403: authenticated, but a policy refused. */
   forbidden: { status: 403, title: 'Forbidden' },
+  /** 404: no such record or route. */
   not_found: { status: 404, title: 'Not found' },
+  /** 405: the path exists but not with this method (the response lists `Allow`). */
   method_not_allowed: { status: 405, title: 'Method not allowed' },
+  /** 409: a unique constraint refused the write. */
   conflict: { status: 409, title: 'Conflict' },
+  /** 413: the body is larger than the limit. */
   payload_too_large: { status: 413, title: 'Payload too large' },
+  /** 415: a body of a type the route does not take. */
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  /** 422: the body is readable but breaks the model's rules; `errors` names each field. */
   validation_failed: { status: 422, title: 'Validation failed' },
+  /** 429: too many login attempts; `Retry-After` says when to try again. */
   too_many_requests: { status: 429, title: 'Too many requests' },
+  /** 500: an unexpected failure; the detail never reveals internals. */
   internal_error: { status: 500, title: 'Internal server error' },
+  /** 503: the database cannot be reached (also the answer of `/health/ready` then). */
   service_unavailable: { status: 503, title: 'Service unavailable' },
 } as const;
 
@@ -28,17 +44,25 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
 /** One field-level problem of a 422 (or 400) response. `path` is a JSON Pointer-like dotted path. */
 export interface FieldError {
+  /** The field the problem is about, e.g. `email`. */
   readonly path: string;
+  /** What is wrong there, in one sentence for a person. */
   readonly message: string;
 }
 
 /** The RFC 9457 body the framework sends. */
 export interface ProblemDetails {
+  /** URI of the problem kind: `PROBLEM_TYPE_BASE` followed by the code. */
   readonly type: string;
+  /** Short summary of the problem kind, the same for every occurrence (the catalogue's title). */
   readonly title: string;
+  /** The HTTP status code of the response. */
   readonly status: number;
+  /** What went wrong with this request. */
   readonly detail: string;
+  /** The stable machine code. */
   readonly code: ErrorCode;
+  /** Field-level problems, for 422 and some 400 and 409 responses. */
   readonly errors?: readonly FieldError[];
 }
 
@@ -47,11 +71,15 @@ export const PROBLEM_TYPE_BASE = 'https://koa-model-api.dev/errors#';
 
 /** An error a client may see: carries its code, status, safe detail and extra headers. */
 export class ApiError extends Error {
+  /** The catalogue code. */
   readonly code: ErrorCode;
+  /** The HTTP status, taken from the catalogue. */
   readonly status: number;
   /** Koa reads `expose`: the message is safe for the client. */
   readonly expose = true;
+  /** Field-level problems sent in the body's `errors` member. */
   readonly errors?: readonly FieldError[];
+  /** Headers sent with the response, e.g. `WWW-Authenticate`, `Allow` or `Retry-After`. */
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(

@@ -5,7 +5,14 @@ export type { CrudRouterOptions } from './crud/crud-options.js';
 export * from './auth/index.js';
 export { ApiError, ConfigurationError, ERROR_CATALOGUE, type ErrorCode, type FieldError, type ProblemDetails } from './errors.js';
 export { DEFAULT_BODY_LIMIT } from './http/body.js';
-export { consoleLogger, type Logger } from './http/problem-middleware.js';
+export {
+  consoleLogger,
+  type Logger,
+  problemMiddleware,
+  securityHeaders,
+  sendProblem,
+  toApiError,
+} from './http/problem-middleware.js';
 export { adapterOf, sessionOf, useAdapter } from './http/session.js';
 export { buildModelDescription, type ModelFacts, tableNameOf } from './model/describe.js';
 export {

@@ -15,6 +15,7 @@ import { type LoadedAsset, SwaggerAssets } from './openapi/swagger-assets.js';
  * unchanged) works.
  */
 export interface SwaggerHost {
+  /** Serves `middleware` under a first path segment, e.g. `docs`. */
   mount(segment: string, middleware: Middleware): void;
   /** Path of the OpenAPI document, e.g. `/openapi.json`. */
   readonly openapiPath: string;

@@ -26,6 +26,7 @@ export type FieldType =
 
 /** A many-to-one relation, exposed in JSON as the referenced record's primary key. */
 export interface RelationDescription {
+  /** The only relation kind the core exposes. */
   readonly kind: 'many-to-one';
   /** Name of the referenced model (its class name). */
   readonly target: string;
@@ -37,9 +38,11 @@ export interface RelationDescription {
 
 /** One field (column) of a model, as the core sees it. The JSON key is `name`. */
 export interface FieldDescription {
+  /** Property name of the field; also its JSON key and query parameter name. */
   readonly name: string;
   /** For a relation: the type of the referenced primary key. */
   readonly type: FieldType;
+  /** `null` is an accepted and storable value. */
   readonly nullable: boolean;
   /** A client must give it on create (not nullable, no default, not generated). */
   readonly required: boolean;
@@ -47,16 +50,21 @@ export interface FieldDescription {
   readonly hasDefault: boolean;
   /** The static default value, when it is a JSON value (documented in OpenAPI). */
   readonly default?: unknown;
+  /** A unique constraint covers this field alone (a duplicate is refused with 409). */
   readonly unique: boolean;
   /** Never in a response, an OpenAPI response schema, a filter, a sort or a field selection. */
   readonly hidden: boolean;
+  /** The model's primary key. */
   readonly primary: boolean;
   /** The database generates the value (auto-increment, generated UUID). */
   readonly generated: boolean;
   /** A client may set it through the generated routes (false for keys and protected fields). */
   readonly writable: boolean;
+  /** Longest accepted string, in characters (`maxLength` in the schema). */
   readonly maxLength?: number;
+  /** The accepted values of an `enum` field. */
   readonly enumValues?: readonly (string | number)[];
+  /** Set when the field is a many-to-one relation; its JSON value is the target's key. */
   readonly relation?: RelationDescription;
 }
 
@@ -68,9 +76,13 @@ export interface ModelDescription {
   readonly table: string;
   /** The path segment of the generated routes (equal to `table`). */
   readonly resource: string;
+  /** Name of the primary key field. */
   readonly primaryKey: string;
+  /** Every field, in the order records and documents list them. */
   readonly fields: readonly FieldDescription[];
+  /** The same fields, by name. */
   readonly fieldsByName: ReadonlyMap<string, FieldDescription>;
+  /** The model class this description was built from. */
   readonly model: ModelClass;
 }
 
@@ -85,7 +97,9 @@ export type FilterOperator = '$eq' | '$ne' | '$gt' | '$gte' | '$lt' | '$lte' | '
 
 /** One condition of a list query; `value` is already coerced to the field's type. */
 export interface FilterCondition {
+  /** Name of the field the condition tests. */
   readonly field: string;
+  /** The comparison to apply. */
   readonly op: FilterOperator;
   /** An array for `$in`/`$nin`, a boolean for `$exists`, `null` allowed for `$eq`/`$ne`. */
   readonly value: unknown;
@@ -93,15 +107,21 @@ export interface FilterCondition {
 
 /** One sort key. */
 export interface SortKey {
+  /** Name of the field to sort by. */
   readonly field: string;
+  /** Ascending or descending order. */
   readonly direction: 'asc' | 'desc';
 }
 
 /** A validated list query handed to an adapter. Fields named here are readable fields. */
 export interface ListQuery {
+  /** Conditions a row must all meet (AND). */
   readonly filters: readonly FilterCondition[];
+  /** Sort keys, most significant first. */
   readonly sort: readonly SortKey[];
+  /** Largest number of rows to return. */
   readonly limit: number;
+  /** Number of matching rows to skip before the first returned one. */
   readonly offset: number;
   /** Count the rows matching `filters` (ignoring limit and offset). */
   readonly withTotal: boolean;
@@ -109,6 +129,7 @@ export interface ListQuery {
 
 /** What an adapter returns for a list query. */
 export interface ListResult {
+  /** The rows of the requested page, in order. */
   readonly rows: readonly RawRecord[];
   /** Present when `withTotal` was asked. */
   readonly total?: number;
@@ -161,9 +182,13 @@ export type CrudMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** What a policy is asked about. `record` is the stored row for routes with an `{id}`. */
 export interface PolicyInput {
+  /** The caller, or `undefined` when anonymous. */
   readonly user: RequestUser | undefined;
+  /** The HTTP method of the route being asked about. */
   readonly method: CrudMethod;
+  /** The model the route serves. */
   readonly model: ModelDescription;
+  /** The stored row, for routes with an `{id}`; absent on create and list. */
   readonly record?: Readonly<RawRecord>;
 }
 
@@ -182,6 +207,7 @@ export interface Policy {
   readonly ownerField?: (model: ModelDescription) => string | undefined;
   /** One sentence for the OpenAPI operation description. */
   readonly description: string;
+  /** Whether the caller may do this; false answers 403. */
   allows(input: PolicyInput): boolean | Promise<boolean>;
   /**
    * For list routes: conditions that narrow the rows the caller sees (e.g. only their own), or
@@ -192,6 +218,7 @@ export interface Policy {
 
 /** The per-request state the framework uses. */
 export interface AppState {
+  /** The authenticated caller, set by the authentication dependency. */
   user?: RequestUser;
 }
 

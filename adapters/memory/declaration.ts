@@ -30,6 +30,7 @@ interface MemoryFieldOptions {
 
 /** A column of a scalar type. */
 export interface MemoryScalarField extends MemoryFieldOptions {
+  /** The field's scalar kind. */
   readonly type: FieldType;
   /** The primary key; exactly one field per model. */
   readonly primary?: boolean;
@@ -39,19 +40,26 @@ export interface MemoryScalarField extends MemoryFieldOptions {
   readonly maxLength?: number;
   /** The accepted values of an `enum` field (required for `enum`). */
   readonly enumValues?: readonly (string | number)[];
+  /** A scalar field has no relation. */
   readonly relation?: never;
 }
 
 /** A many-to-one relation, stored (and exposed) as the referenced row's primary key. */
 export interface MemoryRelationField extends MemoryFieldOptions {
+  /** The many-to-one relation's target. */
   readonly relation: {
     /** The referenced model, or a function returning it (for models declared later or cycles). */
     readonly target: ModelClass | (() => ModelClass);
   };
+  /** A relation takes its type from the target's primary key. */
   readonly type?: never;
+  /** A relation cannot be the primary key. */
   readonly primary?: never;
+  /** A relation's value is never generated. */
   readonly generated?: never;
+  /** Not for relations. */
   readonly maxLength?: never;
+  /** Not for relations. */
   readonly enumValues?: never;
 }
 
@@ -60,6 +68,7 @@ export type MemoryFieldDeclaration = MemoryScalarField | MemoryRelationField;
 
 /** A model class with its fields, as given to `new MemoryAdapter({ models })`. */
 export interface MemoryModelDeclaration<M extends ModelClass = ModelClass> {
+  /** The model class. */
   readonly model: M;
   /** Fields in the order they appear in records and documents. Columns of `[MIXIN_FIELDS]` are added. */
   readonly fields: Readonly<Record<string, MemoryFieldDeclaration>>;

@@ -200,9 +200,9 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     await this.orm.schema.create();
   }
 
-  /** Development helper: alters the database to match the entities (MikroORM `orm.schema.update()`). */
+  /** Development helper: adds what the entities need and is missing (MikroORM `orm.schema.update({ safe: true })`: never drops a table or column). */
   async updateSchema(): Promise<void> {
-    await this.orm.schema.update();
+    await this.orm.schema.update({ safe: true });
   }
 
   /** Development helper: drops the tables of every entity (MikroORM `orm.schema.drop()`). */

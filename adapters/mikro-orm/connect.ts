@@ -27,7 +27,12 @@ export interface MikroOrmConnectOptions
   /** Log SQL queries. */
   readonly debug?: boolean;
   /** Connection pool bounds. */
-  readonly pool?: { readonly min?: number; readonly max?: number };
+  readonly pool?: {
+    /** Connections kept open when idle. */
+    readonly min?: number;
+    /** Most connections open at once. */
+    readonly max?: number;
+  };
 }
 
 type DriverClass = NonNullable<Options['driver']>;
@@ -128,7 +133,7 @@ export async function ormFromUrl(options: MikroOrmConnectOptions): Promise<Mikro
   };
   const orm = await MikroORM.init(mikroOrmOptions(config));
   try {
-    if (schema === 'update') await orm.schema.update();
+    if (schema === 'update') await orm.schema.update({ safe: true });
     if (schema === 'create') await orm.schema.create();
   } catch (error) {
     await orm.close(true);

@@ -34,6 +34,7 @@ import type { LoginThrottle } from './throttle/login-throttle.js';
 import type { TokenService } from './tokens.js';
 import { bindUserModel, type UserBinding } from './user-binding.js';
 
+/** A Koa app, typed with the framework's state or not. @inline */
 type AnyKoa = Koa<AppState> | Koa;
 
 /**
@@ -47,13 +48,21 @@ type AnyKoa = Koa<AppState> | Koa;
  *   policy: { PUT: auth.owner_or_admin(Post), DELETE: auth.admin_only() } }).register_routes(app);
  */
 export class AuthRouter implements AuthRuntime {
+  /** The user model (with `AuthMixin` columns) that `/register` and `/login` work on. */
   readonly userModel: ModelClass;
+  /** Signs and verifies the access tokens. @internal */
   readonly tokens: TokenService;
+  /** Hashes and checks passwords with the configured scheme. @internal */
   readonly passwords: Passwords;
+  /** The login throttle, or `undefined` when throttling is off. @internal */
   readonly throttle: LoginThrottle | undefined;
+  /** Fields a client may not write are refused with 422 instead of dropped. */
   readonly strict: boolean;
+  /** The unique field `/login` looks users up by. */
   readonly usernameField: string;
+  /** The JWT dependency, the same as `get_auth_dependency()` returns. */
   readonly dependency: AuthDependency;
+  /** Where the plugin logs; replaced by the application's logger when registered on an `Application`. */
   logger: Logger = consoleLogger;
   private readonly adapter: OrmAdapter | undefined;
   /** The adapter of the Application the routes were registered on, for `ensure_admin` without `db`. */
@@ -86,12 +95,12 @@ export class AuthRouter implements AuthRuntime {
     if (this.adapter !== undefined) this.binding(this.adapter);
   }
 
-  /** The adapter of a request: the router's own, else the one the app attached. */
+  /** The adapter of a request: the router's own, else the one the app attached. @internal */
   adapterFor(ctx: AppContext): OrmAdapter {
     return requireAdapter(ctx, this.adapter);
   }
 
-  /** The user model compiled for an adapter (once). */
+  /** The user model compiled for an adapter (once). @internal */
   binding(adapter: OrmAdapter): UserBinding {
     let binding = this.bindings.get(adapter);
     if (binding === undefined) {

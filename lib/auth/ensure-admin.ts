@@ -17,7 +17,9 @@ export interface EnsureAdminOptions {
   readonly adapter?: OrmAdapter;
   /** The login name: the value of the router's `username_field` (default `username`). */
   readonly username: string;
+  /** The admin's password; it is hashed, never stored as given. */
   readonly password: string;
+  /** The admin's email, when the user model has one. */
   readonly email?: string;
   /** Other fields of the user model (e.g. `age`). */
   readonly [field: string]: unknown;

@@ -11,6 +11,7 @@ import { ConfigurationError } from '../errors.js';
 export interface PasswordHasher {
   /** Short scheme name, e.g. `bcrypt` or `argon2id`. */
   readonly scheme: string;
+  /** Hashes a password into this scheme's stored format (with a fresh salt). */
   hash(password: string): Promise<string>;
   /** Whether the stored hash is in this scheme's format. */
   recognizes(stored: string): boolean;
@@ -34,6 +35,7 @@ const BCRYPT_PREFIX = /^\$2[abxy]\$\d\d\$/;
 /** bcrypt through `@node-rs/bcrypt` (version 2b). */
 export class BcryptHasher implements PasswordHasher {
   readonly scheme = 'bcrypt';
+  /** The work factor new hashes use. */
   readonly cost: number;
 
   constructor(options: BcryptOptions = {}) {
@@ -95,8 +97,11 @@ function positiveInteger(name: string, value: number, max: number): number {
 /** argon2id through `@node-rs/argon2`. */
 export class Argon2idHasher implements PasswordHasher {
   readonly scheme = 'argon2id';
+  /** Memory in KiB new hashes use. */
   readonly memoryCost: number;
+  /** Passes new hashes use. */
   readonly timeCost: number;
+  /** Lanes new hashes use. */
   readonly parallelism: number;
 
   constructor(options: Argon2idOptions = {}) {

@@ -9,7 +9,17 @@ import type { ModelClass, ModelDescription, RawRecord, RecordId } from '../types
 export { detectOwnerField, OWNER_FIELD_NAMES } from '../model/ownership.js';
 
 /** How a record's owner is found. */
-export type Ownership = { readonly kind: 'field'; readonly field: string } | { readonly kind: 'self' };
+export type Ownership =
+  | {
+      /** The owner's key is held in a field of the record. */
+      readonly kind: 'field';
+      /** Name of that field. */
+      readonly field: string;
+    }
+  | {
+      /** The record is the user itself (the user model). */
+      readonly kind: 'self';
+    };
 
 /**
  * The ownership of a model's records for users of `userModel`; `undefined` when it has none.

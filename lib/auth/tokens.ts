@@ -16,17 +16,25 @@ export interface TokenSettings {
 
 /** What `/login` answers. */
 export interface IssuedToken {
+  /** The signed JWT to send as `Authorization: Bearer <token>`. */
   readonly access_token: string;
+  /** Always `bearer` (OAuth 2 token type). */
   readonly token_type: 'bearer';
+  /** Seconds the token stays valid. */
   readonly expires_in: number;
 }
 
 /** The claims of a verified access token. */
 export interface AccessTokenClaims {
+  /** Subject: the user's primary key, as a string. */
   readonly sub: string;
+  /** Expiry time, in seconds since the epoch. */
   readonly exp: number;
+  /** Issue time, in seconds since the epoch. */
   readonly iat?: number;
+  /** Issuer the token was signed for. */
   readonly iss?: string;
+  /** Audience the token was signed for. */
   readonly aud?: string | string[];
 }
 

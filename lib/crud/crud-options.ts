@@ -28,13 +28,21 @@ export interface CrudRouterOptions {
 
 /** The options after defaults and checks. */
 export interface ResolvedCrudOptions {
+  /** The model whose routes are generated. */
   readonly model: ModelClass;
+  /** Every route requires `authDependency`. */
   readonly secure: boolean;
+  /** The authentication dependency, from `auth_dependency` or its alias. */
   readonly authDependency: AuthDependency | undefined;
+  /** Policies by method, with `PATCH` filled in from `PUT` when it has none of its own. */
   readonly policies: Readonly<Partial<Record<CrudMethod, Policy>>>;
+  /** Unwritable fields are refused with 422 instead of dropped. */
   readonly strict: boolean;
+  /** The normalised path prefix: `''` or `/a/b`. */
   readonly prefix: string;
+  /** The explicit ownership field, from `owner_field` or its alias. */
   readonly ownerField: string | undefined;
+  /** The router's own adapter, if it was given one. */
   readonly adapter: OrmAdapter | undefined;
 }
 

@@ -9,8 +9,11 @@ import type { AppContext, AppState } from '../types.js';
 
 /** Where the framework writes what it logs. */
 export interface Logger {
+  /** Routine events, e.g. where the server listens. */
   info(message: string): void;
+  /** Something unusual that did not fail a request. */
   warn(message: string): void;
+  /** A failure, with the error that caused it. */
   error(message: string, error?: unknown): void;
 }
 
@@ -18,7 +21,7 @@ export interface Logger {
 export const consoleLogger: Logger = {
   info: (message) => console.log(message),
   warn: (message) => console.warn(message),
-  error: (message, error) => console.error(message, error),
+  error: (message, error) => (error === undefined ? console.error(message) : console.error(message, error)),
 };
 
 type HttpLikeError = Error & { status?: number; statusCode?: number; expose?: boolean; type?: string };

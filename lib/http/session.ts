@@ -11,6 +11,7 @@ const ADAPTER: unique symbol = Symbol.for('koa-model-api.adapter');
 const SESSION: unique symbol = Symbol.for('koa-model-api.session');
 
 type Carrier = { [ADAPTER]?: OrmAdapter; [SESSION]?: unknown };
+/** Any Koa context, whatever its state and custom types. @inline */
 type AnyContext = Koa.BaseContext | Koa.Context | Koa.ParameterizedContext<unknown, unknown>;
 
 /** Makes `adapter` the one every framework middleware of this Koa app uses. */

@@ -9,14 +9,19 @@ import { defaultTableName } from './table-name.js';
 
 /** What an adapter knows of a model before the core's rules are applied. */
 export interface ModelFacts {
+  /** The model class. */
   readonly model: ModelClass;
+  /** The model's class name. */
   readonly name: string;
   /** The table the ORM maps to; when omitted, `__tablename__` or the plural snake_case rule. */
   readonly table?: string;
   /** Primary key property names; more than one is refused. */
   readonly primaryKeys: readonly string[];
   /** Fields as the ORM sees them; `writable` is derived here and may be omitted. */
-  readonly fields: readonly (Omit<FieldDescription, 'writable'> & { readonly writable?: boolean })[];
+  readonly fields: readonly (Omit<FieldDescription, 'writable'> & {
+    /** `false` makes the field read-only; `true` (the default) cannot lift the core's rules. */
+    readonly writable?: boolean;
+  })[];
 }
 
 /** The table name of a model: `__tablename__` wins, then the ORM's explicit name, then the rule. */

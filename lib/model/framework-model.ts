@@ -6,10 +6,15 @@ import type { ModelClass } from '../types.js';
 
 /** A column a mixin (such as `AuthMixin`) adds; adapters add it to the model's ORM metadata. */
 export interface MixinFieldSpec {
+  /** The column's field type. */
   readonly type: 'string' | 'boolean' | 'integer' | 'datetime';
+  /** NULL allowed. */
   readonly nullable: boolean;
+  /** Never sent to clients nor filterable (e.g. a password hash). */
   readonly hidden: boolean;
+  /** Value used when a create does not give one. */
   readonly default?: string | number | boolean;
+  /** Longest string, in characters. */
   readonly length?: number;
   /** Leave the column out when the model itself declares any of these fields (e.g. another admin flag). */
   readonly omitWhenDeclared?: readonly string[];

@@ -12,16 +12,23 @@ import type { CrudRoutesDoc, OperationDoc, SecuritySchemeObject } from './types.
 
 /** The `info` object of the document. */
 export interface OpenApiInfo {
+  /** The API's title. */
   readonly title: string;
+  /** The API's version; default `1.0.0`. */
   readonly version?: string;
+  /** The API's description, in Markdown. */
   readonly description?: string;
 }
 
 /** Everything a document is built from. */
 export interface OpenApiSources {
+  /** The `info` object. */
   readonly info: OpenApiInfo;
+  /** The CRUD routes of every registered `CrudRouter`. */
   readonly crud: readonly CrudRoutesDoc[];
+  /** Operations plugins contribute (e.g. `/register`, `/login`). */
   readonly operations: readonly OperationDoc[];
+  /** Security schemes by name (`components.securitySchemes`). */
   readonly securitySchemes: Readonly<Record<string, SecuritySchemeObject>>;
   /** Schemas plugins name in their operations (`#/components/schemas/<name>`). */
   readonly schemas: Readonly<Record<string, JsonSchema>>;

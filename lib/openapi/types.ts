@@ -4,6 +4,7 @@ import type { CrudMethod, ModelDescription, Policy } from '../types.js';
 
 /** The generated operations of one `CrudRouter`. */
 export interface CrudRoutesDoc {
+  /** The model the routes serve. */
   readonly description: ModelDescription;
   /** Path prefix before `/{resource}` (empty for the application root). */
   readonly prefix: string;
@@ -11,11 +12,13 @@ export interface CrudRoutesDoc {
   readonly secure: boolean;
   /** Name of the security scheme of the router's dependency, when secured. */
   readonly securityScheme?: string;
+  /** The router's policies, which add 401/403 responses and a sentence to each operation. */
   readonly policies: Readonly<Partial<Record<CrudMethod, Policy>>>;
   /** Fields this router never lets a client write on top of the model's own rules (the ownership field). */
   readonly readOnlyFields: ReadonlySet<string>;
   /** Write-only input fields added by plugins (e.g. `password` on the user model). */
   readonly extraInputFields: Readonly<Record<string, JsonSchema>>;
+  /** Extra input fields a create must give (e.g. `password`). */
   readonly extraRequiredOnCreate: readonly string[];
   /** Unknown or protected fields give 422 instead of being dropped. */
   readonly strict: boolean;
@@ -26,9 +29,11 @@ export type OpenApiOperation = Record<string, unknown>;
 
 /** An operation contributed by a plugin (the auth routes). */
 export interface OperationDoc {
+  /** HTTP method, lower case as OpenAPI writes it. */
   readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI path template, e.g. `/admin/{id}/make-admin`. */
   readonly path: string;
+  /** The operation object. */
   readonly operation: OpenApiOperation;
 }
 

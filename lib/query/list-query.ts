@@ -8,7 +8,14 @@ import type { FieldDescription, FilterCondition, FilterOperator, ListQuery, Mode
 import { coerceQueryValue } from './coerce.js';
 
 /** Default and largest page size. */
-export const LIST_LIMITS = { defaultLimit: 100, maxLimit: 1000, maxInItems: 100 } as const;
+export const LIST_LIMITS = {
+  /** `limit` of a list request that does not give one. */
+  defaultLimit: 100,
+  /** Largest `limit` accepted; a larger one is refused with 400. */
+  maxLimit: 1000,
+  /** Most values one `$in` or `$nin` filter takes. */
+  maxInItems: 100,
+} as const;
 
 /** The operators of `filter[field][$op]`. */
 export const FILTER_OPERATORS: readonly FilterOperator[] = [

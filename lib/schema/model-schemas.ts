@@ -164,6 +164,8 @@ function writeProperties(
 ): Record<string, JsonSchema> {
   const properties: Record<string, JsonSchema> = {};
   for (const field of writableFields(model, options)) {
+    // A natural key is given on create and never changed: updates do not offer it.
+    if (!withDefaults && field.primary) continue;
     properties[field.name] = withDefaults ? fieldValueSchema(field) : valueSchemaWithoutDefault(field);
   }
   for (const [name, schema] of Object.entries(options.extraFields ?? {})) properties[name] = { ...schema };
@@ -187,7 +189,7 @@ export function createSchema(model: ModelDescription, options: WriteSchemaOption
   return objectSchema(properties, required);
 }
 
-/** Update body (PUT/PATCH partial): same properties, none required. */
+/** Update body (PUT/PATCH partial): the create properties less the primary key, none required. */
 export function updateSchema(model: ModelDescription, options: WriteSchemaOptions = {}): JsonSchema {
   return objectSchema(writeProperties(model, options, false), []);
 }

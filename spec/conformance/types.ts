@@ -22,13 +22,21 @@ import type { ConformanceCaseName } from './names.js';
  * - `Country` → `countries`: `code` string(2) pk given by the client on create, `name` string.
  */
 export interface ConformanceModels {
+  /** Most scalar field kinds, defaults, a unique and a hidden field (`gadgets`). */
   readonly Gadget: ModelClass;
+  /** Irregular plural table name (`people`). */
   readonly Person: ModelClass;
+  /** A unique `name` (`categories`). */
   readonly Category: ModelClass;
+  /** Generated UUID primary key (`boxes`). */
   readonly Box: ModelClass;
+  /** `__tablename__ = 'labels'` overrides the plural rule. */
   readonly Tag: ModelClass;
+  /** Target of `Book.author` (`authors`). */
   readonly Author: ModelClass;
+  /** A required many-to-one relation to `Author` (`books`). */
   readonly Book: ModelClass;
+  /** A natural string primary key given on create (`countries`). */
   readonly Country: ModelClass;
 }
 
@@ -36,6 +44,7 @@ export interface ConformanceModels {
 export interface ConformanceEnvironment {
   /** The adapter under test, connected to a fresh and empty schema of the eight models. */
   readonly adapter: OrmAdapter;
+  /** The eight model classes, mapped by the target's ORM. */
   readonly models: ConformanceModels;
   /** Called once after the last case: close the adapter, drop the schema or database. */
   teardown(): Promise<void>;

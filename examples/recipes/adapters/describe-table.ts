@@ -48,9 +48,12 @@ function kindOf(table: string, column: Column): { type: FieldType; maxLength?: n
   const declared = column.type.toUpperCase();
   const kind = KINDS.find(([pattern]) => pattern.test(declared))?.[1];
   // Refuse at registration what has no JSON form, rather than fail on a request.
-  if (kind === undefined) throw new ConfigurationError(`${table}.${column.name}: type "${column.type}" has no JSON form.`);
+  if (kind === undefined)
+    throw new ConfigurationError(`${table}.${column.name}: type "${column.type}" has no JSON form.`);
   const length = /\((\d+)\)/.exec(declared)?.[1];
-  return kind === 'string' && length !== undefined ? { type: kind, maxLength: Number(length) } : { type: kind };
+  return kind === 'string' && length !== undefined
+    ? { type: kind, maxLength: Number(length) }
+    : { type: kind };
 }
 
 /** A default written as a SQL literal, as a JSON value (`undefined` for expressions such as CURRENT_TIMESTAMP). */
@@ -65,7 +68,9 @@ function literal(sql: string | null): unknown {
 /** Columns covered by a single-column UNIQUE constraint or index. */
 function uniqueColumns(db: DatabaseSync, table: string): Set<string> {
   const unique = new Set<string>();
-  const indexes = db.prepare('SELECT name FROM pragma_index_list(?) WHERE "unique" = 1').all(table) as { name: string }[];
+  const indexes = db.prepare('SELECT name FROM pragma_index_list(?) WHERE "unique" = 1').all(table) as {
+    name: string;
+  }[];
   for (const { name } of indexes) {
     const columns = db.prepare('SELECT name FROM pragma_index_info(?)').all(name) as { name: string }[];
     if (columns.length === 1 && columns[0] !== undefined) unique.add(columns[0].name);
@@ -77,12 +82,19 @@ function uniqueColumns(db: DatabaseSync, table: string): Set<string> {
  * The description of `model`, read from its table (`__tablename__` or the plural rule).
  * `models` are the other models of the adapter, so that foreign keys can name their target.
  */
-export function describeTable(db: DatabaseSync, model: ModelClass, models: readonly ModelClass[] = []): ModelDescription {
+export function describeTable(
+  db: DatabaseSync,
+  model: ModelClass,
+  models: readonly ModelClass[] = [],
+): ModelDescription {
   const table = tableNameOf(model, model.name);
   const columns = db.prepare('SELECT * FROM pragma_table_info(?)').all(table) as unknown as Column[];
-  if (columns.length === 0) throw new ConfigurationError(`${model.name}: no table "${table}" in the database.`);
+  if (columns.length === 0)
+    throw new ConfigurationError(`${model.name}: no table "${table}" in the database.`);
   const keys = columns.filter((column) => column.pk > 0).sort((a, b) => a.pk - b.pk);
-  const foreignKeys = db.prepare('SELECT "table", "from", "to" FROM pragma_foreign_key_list(?)').all(table) as unknown as ForeignKey[];
+  const foreignKeys = db
+    .prepare('SELECT "table", "from", "to" FROM pragma_foreign_key_list(?)')
+    .all(table) as unknown as ForeignKey[];
   const unique = uniqueColumns(db, table);
 
   const fields = columns.map((column): ModelFacts['fields'][number] => {
@@ -93,7 +105,8 @@ export function describeTable(db: DatabaseSync, model: ModelClass, models: reado
     const hasDefault = generated || column.dflt_value !== null;
     const nullable = !primary && column.notnull === 0;
     const foreignKey = foreignKeys.find((key) => key.from === column.name);
-    const target = foreignKey && models.find((candidate) => tableNameOf(candidate, candidate.name) === foreignKey.table);
+    const target =
+      foreignKey && models.find((candidate) => tableNameOf(candidate, candidate.name) === foreignKey.table);
     return {
       name: column.name,
       ...kindOf(table, column),
@@ -106,10 +119,23 @@ export function describeTable(db: DatabaseSync, model: ModelClass, models: reado
       primary,
       generated,
       ...(foreignKey && target
-        ? { relation: { kind: 'many-to-one', target: target.name, targetModel: target, targetKey: foreignKey.to ?? 'id' } }
+        ? {
+            relation: {
+              kind: 'many-to-one',
+              target: target.name,
+              targetModel: target,
+              targetKey: foreignKey.to ?? 'id',
+            },
+          }
         : {}),
     };
   });
   // buildModelDescription refuses composite keys and decides which fields a client may write.
-  return buildModelDescription({ model, name: model.name, table, primaryKeys: keys.map((key) => key.name), fields });
+  return buildModelDescription({
+    model,
+    name: model.name,
+    table,
+    primaryKeys: keys.map((key) => key.name),
+    fields,
+  });
 }

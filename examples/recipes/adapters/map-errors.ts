@@ -18,24 +18,36 @@ const CANT_OPEN = 14;
  * The `ApiError` for an error of `node:sqlite` during a write of `written` fields to `model`; any
  * other error is returned unchanged (the core answers it with a logged 500).
  */
-export function toApiError(error: unknown, model: ModelDescription, written: readonly string[] = []): unknown {
+export function toApiError(
+  error: unknown,
+  model: ModelDescription,
+  written: readonly string[] = [],
+): unknown {
   if (error instanceof ApiError) return error;
   const { errcode, message } = error as { errcode?: unknown; message?: unknown };
   if (typeof errcode !== 'number') return error;
   // "UNIQUE constraint failed: people.name" names the column; a foreign key error names none.
   const column = /constraint failed: \w+\.(\w+)/.exec(String(message))?.[1];
-  const blame = (text: string): FieldError[] => (column === undefined ? [] : [{ path: column, message: text }]);
+  const blame = (text: string): FieldError[] =>
+    column === undefined ? [] : [{ path: column, message: text }];
   switch (errcode) {
     case UNIQUE:
     case PRIMARY_KEY:
-      return ApiError.conflict(`A ${model.name} with the same unique value already exists.`, blame('is already taken'));
+      return ApiError.conflict(
+        `A ${model.name} with the same unique value already exists.`,
+        blame('is already taken'),
+      );
     case NOT_NULL:
       return ApiError.validation(blame('is required'));
     case CHECK:
       return ApiError.validation(blame('is not allowed'));
     case FOREIGN_KEY: {
-      const relations = model.fields.filter((field) => field.relation !== undefined && written.includes(field.name));
-      return ApiError.validation(relations.map((field) => ({ path: field.name, message: 'references a record that does not exist' })));
+      const relations = model.fields.filter(
+        (field) => field.relation !== undefined && written.includes(field.name),
+      );
+      return ApiError.validation(
+        relations.map((field) => ({ path: field.name, message: 'references a record that does not exist' })),
+      );
     }
     case BUSY:
     case LOCKED:

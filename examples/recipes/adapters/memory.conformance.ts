@@ -3,8 +3,8 @@
  * suite with its ORM (here the reference `MemoryAdapter`) and hands the suite a fresh adapter.
  */
 import { defineMemoryModel, MemoryAdapter } from '../../../adapters/memory/index.js';
-import { type ConformanceModels, runConformanceSuite } from '../../../spec/conformance/index.js';
 import { FrameworkModel } from '../../../lib/index.js';
+import { type ConformanceModels, runConformanceSuite } from '../../../spec/conformance/index.js';
 
 class Gadget extends FrameworkModel {}
 class Person extends FrameworkModel {}
@@ -44,11 +44,17 @@ runConformanceSuite({
         }),
         defineMemoryModel(Person, { id, name: { type: 'string' } }),
         defineMemoryModel(Category, { id, name: { type: 'string', unique: true } }),
-        defineMemoryModel(Box, { id: { type: 'uuid', primary: true, generated: true }, label: { type: 'string' } }),
+        defineMemoryModel(Box, {
+          id: { type: 'uuid', primary: true, generated: true },
+          label: { type: 'string' },
+        }),
         defineMemoryModel(Tag, { id, name: { type: 'string', unique: true } }),
         defineMemoryModel(Author, { id, name: { type: 'string' } }),
         defineMemoryModel(Book, { id, title: { type: 'string' }, author: { relation: { target: Author } } }),
-        defineMemoryModel(Country, { code: { type: 'string', primary: true, maxLength: 2 }, name: { type: 'string' } }),
+        defineMemoryModel(Country, {
+          code: { type: 'string', primary: true, maxLength: 2 },
+          name: { type: 'string' },
+        }),
       ],
     });
     return { adapter, models, teardown: () => adapter.close() };

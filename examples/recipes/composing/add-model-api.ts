@@ -24,7 +24,9 @@ export function problemDetails(): Middleware {
 
 /** Connects to `url` and mounts `/api/register`, `/api/login`, `/api/me` and `/api/bookmarks`. */
 export async function addModelApi(koa: Koa, url: string): Promise<MikroOrmAdapter> {
-  const adapter = await MikroOrmAdapter.connect({ url, entities: [User, Bookmark], schema: 'update' });
+  const adapter = await MikroOrmAdapter.connect({ url, entities: [User, Bookmark] });
+  // The database is shared with the app's own tables: add what is missing, never drop anything.
+  await adapter.orm.schema.update({ safe: true });
   useAdapter(koa, adapter); // every framework middleware of this app finds the adapter here
   koa.use(problemDetails());
 
@@ -36,7 +38,11 @@ export async function addModelApi(koa: Koa, url: string): Promise<MikroOrmAdapte
     prefix: '/api',
     secure: true,
     auth_dependency: auth.get_auth_dependency(),
-    policy: { GET: auth.owner_or_admin(Bookmark), PUT: auth.owner_or_admin(Bookmark), DELETE: auth.owner_or_admin(Bookmark) },
+    policy: {
+      GET: auth.owner_or_admin(Bookmark),
+      PUT: auth.owner_or_admin(Bookmark),
+      DELETE: auth.owner_or_admin(Bookmark),
+    },
   }).register_routes(koa);
 
   // The app's own routes can use the same authentication dependency.

@@ -10,6 +10,7 @@ import type { ThrottleStore } from './store.js';
 
 /** One limit: at most `attempts` within `window` seconds. */
 export interface ThrottleLimit {
+  /** Attempts allowed within the window; the next one is refused with 429. */
   readonly attempts: number;
   /** Length of the window in seconds, counted from the first attempt. */
   readonly window: number;

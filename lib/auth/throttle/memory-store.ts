@@ -20,6 +20,7 @@ interface Counter {
 
 /** A throttle store for one process. */
 export class MemoryThrottleStore implements ThrottleStore {
+  /** Most counters kept; when full, expired ones go first, then the oldest. */
   readonly maxKeys: number;
   private readonly counters = new Map<string, Counter>();
   private readonly now: () => number;

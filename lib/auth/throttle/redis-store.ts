@@ -8,8 +8,11 @@ import type { ThrottleHit, ThrottleStore } from './store.js';
 
 /** The part of an ioredis client the store uses (an `ioredis` `Redis` or `Cluster` fits). */
 export interface RedisLike {
+  /** Runs a Lua script atomically (`EVAL`). */
   eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
+  /** Deletes keys (`DEL`). */
   del(...keys: string[]): Promise<number>;
+  /** Closes the connection once pending replies arrive (`QUIT`). */
   quit(): Promise<unknown>;
 }
 
@@ -39,6 +42,7 @@ return 0`;
 
 /** A throttle store shared by every instance that uses the same Redis. */
 export class RedisThrottleStore implements ThrottleStore {
+  /** Prefix of every key the store writes. */
   readonly prefix: string;
   private readonly url: string | undefined;
   private client: Promise<RedisLike> | undefined;

@@ -1,0 +1,53 @@
+/**
+ * Policies of your own: values with `requiresUser`, `allows`, an optional list `scope` and a
+ * `description` for the OpenAPI document. `authenticate` is the dependency a policy runs when the
+ * router itself is not secured.
+ */
+import { ApiError, type AuthDependency, type Policy, type RecordId } from '../../../lib/index.js';
+
+const same = (a: unknown, b: RecordId | undefined): boolean => b !== undefined && String(a) === String(b);
+
+/** Administrators only. */
+export function adminOnly(authenticate: AuthDependency): Policy {
+  return {
+    name: 'admin_only',
+    requiresUser: true,
+    authenticate,
+    description: 'Only administrators may do this.',
+    allows: ({ user }) => user?.isAdmin === true,
+  };
+}
+
+/** The record's owner or an administrator; any signed-in user may create (the router makes them the owner). */
+export function ownerOrAdmin(authenticate: AuthDependency, field = 'owner'): Policy {
+  return {
+    name: 'owner_or_admin',
+    requiresUser: true,
+    authenticate,
+    ownerField: () => field,
+    description: `The record's owner (\`${field}\`) or an administrator.`,
+    allows: ({ user, record }) =>
+      record === undefined || user?.isAdmin === true || same(record[field], user?.id),
+  };
+}
+
+/**
+ * Published records for everyone; a draft for its owner and administrators, and 404 for anyone
+ * else, as if it did not exist. Lists show published records (administrators see all).
+ */
+export function publishedOrOwner(authenticate: AuthDependency, field = 'owner'): Policy {
+  return {
+    name: 'published_or_owner',
+    requiresUser: false,
+    authenticate,
+    description: 'Anyone reads published records; a draft only its owner or an administrator.',
+    allows: ({ user, record }) => {
+      if (record === undefined || record.published === true) return true;
+      if (user?.isAdmin === true || same(record[field], user?.id)) return true;
+      throw ApiError.notFound();
+    },
+    // Scope conditions are ANDed with the client's filters: "published OR mine" cannot be one list.
+    scope: ({ user }) =>
+      user?.isAdmin === true ? undefined : [{ field: 'published', op: '$eq', value: true }],
+  };
+}

@@ -1,0 +1,67 @@
+/** The service: the notes API of the getting-started guide, wired for production. */
+import { MikroORM } from '@mikro-orm/core';
+import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
+import {
+  Application,
+  AuthRouter,
+  type AuthRouterOptions,
+  CrudRouter,
+  type Logger,
+  RedisThrottleStore,
+} from '../../../lib/index.js';
+import { Note, User } from '../getting-started/entities.js';
+import type { ServiceConfig } from './config.js';
+import { ormConfig } from './orm-config.js';
+
+/** A built service; `close()` drains requests, then closes the database pool and Redis. */
+export interface Service {
+  readonly app: Application;
+  close(): Promise<void>;
+}
+
+function keyOptions(config: ServiceConfig): Partial<AuthRouterOptions> {
+  const { keys } = config;
+  if (keys.kind === 'secret') return { secret: keys.secret, previous_secrets: keys.previousSecrets };
+  if (keys.kind === 'key-pair')
+    return { private_key: keys.privateKey, previous_public_keys: keys.previousPublicKeys };
+  return {};
+}
+
+/** Connects to PostgreSQL (and Redis) and registers the routes; nothing listens yet. */
+export async function createService(config: ServiceConfig, logger?: Logger): Promise<Service> {
+  const orm = await MikroORM.init(ormConfig(config.databaseUrl));
+  if (config.schema === 'update') await orm.schema.update({ safe: true }); // adds, never drops
+  const adapter = new MikroOrmAdapter(orm);
+  const app = new Application({
+    title: 'Notes',
+    adapter,
+    proxy: config.trustProxy,
+    ...(logger === undefined ? {} : { logger }),
+  });
+
+  // Several instances share the login throttle's counters through Redis.
+  const throttleStore =
+    config.redisUrl === undefined
+      ? undefined
+      : new RedisThrottleStore({ url: config.redisUrl, prefix: config.redisKeyPrefix });
+  const auth = new AuthRouter({
+    user_model: User,
+    ...keyOptions(config),
+    ...(throttleStore === undefined ? {} : { throttle_store: throttleStore }),
+  });
+  auth.register_routes(app);
+  new CrudRouter({
+    model: Note,
+    secure: true,
+    auth_dependency: auth.get_auth_dependency(),
+    policy: { PUT: auth.owner_or_admin(Note), DELETE: auth.owner_or_admin(Note) },
+  }).register_routes(app);
+
+  return {
+    app,
+    async close() {
+      await app.close();
+      await throttleStore?.close();
+    },
+  };
+}
