@@ -78,7 +78,9 @@ export class Application {
       throw new ConfigurationError('Application needs a non-empty `title`.');
     }
     if (options.adapter === undefined || typeof options.adapter.describe !== 'function') {
-      throw new ConfigurationError('Application needs an `adapter` (e.g. await MikroOrmAdapter.connect({ url, entities })).');
+      throw new ConfigurationError(
+        'Application needs an `adapter` (e.g. await MikroOrmAdapter.connect({ url, entities })).',
+      );
     }
     const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
     if (!Number.isInteger(bodyLimit) || bodyLimit <= 0) {
@@ -131,11 +133,14 @@ export class Application {
    * mounted before on the same segment). Routers call this; so can you.
    */
   mount(segment: string, middleware: Middleware<AppState>): void {
-    if (segment.includes('/')) throw new ConfigurationError(`mount: "${segment}" is not a single path segment.`);
+    if (segment.includes('/'))
+      throw new ConfigurationError(`mount: "${segment}" is not a single path segment.`);
     const previous = this.groups.get(segment);
     this.groups.set(
       segment,
-      previous === undefined ? middleware : (ctx: AppContext, next: Next) => previous(ctx, () => middleware(ctx, next)),
+      previous === undefined
+        ? middleware
+        : (ctx: AppContext, next: Next) => previous(ctx, () => middleware(ctx, next)),
     );
   }
 

@@ -124,7 +124,10 @@ export class ApiError extends Error {
   }
 
   /** 401 with the `WWW-Authenticate: Bearer` challenge. */
-  static unauthorized(detail = 'A valid bearer token is required.', code: 'unauthorized' | 'invalid_token' = 'unauthorized'): ApiError {
+  static unauthorized(
+    detail = 'A valid bearer token is required.',
+    code: 'unauthorized' | 'invalid_token' = 'unauthorized',
+  ): ApiError {
     const challenge = code === 'invalid_token' ? 'Bearer error="invalid_token"' : 'Bearer';
     return new ApiError(code, detail, { headers: { 'WWW-Authenticate': challenge } });
   }
@@ -154,7 +157,10 @@ export class ApiError extends Error {
   }
 
   /** 409: a unique constraint refused the write. */
-  static conflict(detail = 'A record with the same unique value already exists.', errors?: readonly FieldError[]): ApiError {
+  static conflict(
+    detail = 'A record with the same unique value already exists.',
+    errors?: readonly FieldError[],
+  ): ApiError {
     return new ApiError('conflict', detail, errors === undefined ? {} : { errors });
   }
 

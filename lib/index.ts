@@ -1,9 +1,16 @@
 /** koa-model-api: turn ORM models into a secure REST API on Koa. */
 export { Application, type ApplicationOptions, type ListenOptions } from './application.js';
-export { CrudRouter } from './crud/crud-router.js';
-export type { CrudRouterOptions } from './crud/crud-options.js';
 export * from './auth/index.js';
-export { ApiError, ConfigurationError, ERROR_CATALOGUE, type ErrorCode, type FieldError, type ProblemDetails } from './errors.js';
+export type { CrudRouterOptions } from './crud/crud-options.js';
+export { CrudRouter } from './crud/crud-router.js';
+export {
+  ApiError,
+  ConfigurationError,
+  ERROR_CATALOGUE,
+  type ErrorCode,
+  type FieldError,
+  type ProblemDetails,
+} from './errors.js';
 export { DEFAULT_BODY_LIMIT } from './http/body.js';
 export {
   consoleLogger,
@@ -46,7 +53,14 @@ export {
 export { OpenApiRegistry } from './openapi/registry.js';
 export type * from './openapi/types.js';
 export { FILTER_OPERATORS, LIST_LIMITS } from './query/list-query.js';
-export { createSchema, fieldValueSchema, readSchema, updateSchema, type WriteSchemaOptions } from './schema/model-schemas.js';
+export type { JsonSchema } from './schema/json-schema.js';
+export {
+  createSchema,
+  fieldValueSchema,
+  readSchema,
+  updateSchema,
+  type WriteSchemaOptions,
+} from './schema/model-schemas.js';
 export {
   add_swagger_ui,
   addSwaggerUi,
@@ -56,5 +70,4 @@ export {
   type SwaggerUiOptions,
   swaggerUi,
 } from './swagger-ui.js';
-export type { JsonSchema } from './schema/json-schema.js';
 export type * from './types.js';

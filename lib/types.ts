@@ -93,7 +93,17 @@ export type RawRecord = Record<string, unknown>;
 export type RecordId = string | number;
 
 /** The comparison operators of list filters. */
-export type FilterOperator = '$eq' | '$ne' | '$gt' | '$gte' | '$lt' | '$lte' | '$in' | '$nin' | '$like' | '$exists';
+export type FilterOperator =
+  | '$eq'
+  | '$ne'
+  | '$gt'
+  | '$gte'
+  | '$lt'
+  | '$lte'
+  | '$in'
+  | '$nin'
+  | '$like'
+  | '$exists';
 
 /** One condition of a list query; `value` is already coerced to the field's type. */
 export interface FilterCondition {
@@ -158,7 +168,12 @@ export interface OrmAdapter<Session = unknown> {
   /** Insert a row from validated data; returns the stored row (with generated values). */
   create(session: Session, model: ModelClass, data: Readonly<RawRecord>): Promise<RawRecord>;
   /** Change the given fields; returns the stored row, or `undefined` when there is no such row. */
-  update(session: Session, model: ModelClass, id: RecordId, data: Readonly<RawRecord>): Promise<RawRecord | undefined>;
+  update(
+    session: Session,
+    model: ModelClass,
+    id: RecordId,
+    data: Readonly<RawRecord>,
+  ): Promise<RawRecord | undefined>;
   /** Delete the row; false when there was none. */
   delete(session: Session, model: ModelClass, id: RecordId): Promise<boolean>;
   /** Resolves when the database answers; rejects with `ApiError.unavailable` otherwise. */

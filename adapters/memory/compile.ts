@@ -77,7 +77,9 @@ function allFields(declaration: MemoryModelDeclaration): [string, MemoryFieldDec
   const added = Object.entries(mixinFieldsOf(declaration.model))
     .filter(([name]) => !Object.hasOwn(declaration.fields, name))
     // A column left out when the model declares a rival one (another admin flag).
-    .filter(([, spec]) => !(spec.omitWhenDeclared ?? []).some((other) => Object.hasOwn(declaration.fields, other)))
+    .filter(
+      ([, spec]) => !(spec.omitWhenDeclared ?? []).some((other) => Object.hasOwn(declaration.fields, other)),
+    )
     .map(([name, spec]): [string, MemoryFieldDeclaration] => [name, fromMixin(spec)]);
   return [...own, ...added];
 }

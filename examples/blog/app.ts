@@ -18,11 +18,18 @@ export async function createBlogApp(config: BlogConfig, logger?: Logger): Promis
   if (config.databaseUrl.startsWith('sqlite:') && !config.databaseUrl.startsWith('sqlite::memory:')) {
     mkdirSync(dirname(config.databaseUrl.slice('sqlite:'.length)), { recursive: true });
   }
-  const adapter = await MikroOrmAdapter.connect({ url: config.databaseUrl, entities: blogEntities, schema: 'update' });
+  const adapter = await MikroOrmAdapter.connect({
+    url: config.databaseUrl,
+    entities: blogEntities,
+    schema: 'update',
+  });
   const app = new Application({ title: 'Blog', adapter, ...(logger === undefined ? {} : { logger }) });
   add_swagger_ui(app);
 
-  const auth = new AuthRouter({ user_model: User, ...(config.jwtSecret === undefined ? {} : { secret: config.jwtSecret }) });
+  const auth = new AuthRouter({
+    user_model: User,
+    ...(config.jwtSecret === undefined ? {} : { secret: config.jwtSecret }),
+  });
   auth.register_routes(app);
   auth.register_admin_routes(app);
   const secured = { secure: true, auth_dependency: auth.get_auth_dependency() } as const;

@@ -17,11 +17,17 @@ const noop = async (): Promise<void> => {};
 /** Runs the router's authentication dependency when the router is secured. */
 async function authenticate(plan: CrudPlan, ctx: AppContext): Promise<void> {
   const dependency = plan.options.authDependency;
-  if (plan.options.secure && dependency !== undefined && ctx.state.user === undefined) await dependency(ctx, noop);
+  if (plan.options.secure && dependency !== undefined && ctx.state.user === undefined)
+    await dependency(ctx, noop);
 }
 
 /** Enforces the method's policy: 401 without a user when one is needed, 403 when refused. */
-async function enforce(plan: CrudPlan, ctx: AppContext, method: CrudMethod, record?: RawRecord): Promise<void> {
+async function enforce(
+  plan: CrudPlan,
+  ctx: AppContext,
+  method: CrudMethod,
+  record?: RawRecord,
+): Promise<void> {
   const policy = plan.options.policies[method];
   if (policy === undefined) return;
   if (ctx.state.user === undefined && policy.authenticate !== undefined) await policy.authenticate(ctx, noop);
@@ -35,7 +41,8 @@ async function enforce(plan: CrudPlan, ctx: AppContext, method: CrudMethod, reco
 function idOf(plan: CrudPlan, raw: string | undefined): RecordId {
   const key = plan.model.fieldsByName.get(plan.model.primaryKey);
   const id = key === undefined || raw === undefined ? undefined : coerceId(key, raw);
-  if (id === undefined) throw ApiError.notFound(`No ${plan.model.name} with id "${String(raw).slice(0, 100)}".`);
+  if (id === undefined)
+    throw ApiError.notFound(`No ${plan.model.name} with id "${String(raw).slice(0, 100)}".`);
   return id;
 }
 
@@ -51,7 +58,13 @@ function send(ctx: AppContext, status: number, body: unknown): void {
 }
 
 /** The `Link` header of a list page: next and prev with the same query, offset moved. */
-function linkHeader(ctx: AppContext, offset: number, limit: number, total: number | undefined, rows: number): string {
+function linkHeader(
+  ctx: AppContext,
+  offset: number,
+  limit: number,
+  total: number | undefined,
+  rows: number,
+): string {
   const links: string[] = [];
   const at = (newOffset: number): string => {
     const params = new URLSearchParams(ctx.querystring);
@@ -73,7 +86,10 @@ async function list(plan: CrudPlan, ctx: AppContext): Promise<void> {
   const scope: readonly FilterCondition[] =
     policy?.scope?.({ user: ctx.state.user, method: 'GET', model: plan.model }) ?? [];
   const filters = scope.length === 0 ? query.filters : [...query.filters, ...scope];
-  const result = await plan.adapter.list(sessionOf(ctx, plan.adapter), plan.options.model, { ...query, filters });
+  const result = await plan.adapter.list(sessionOf(ctx, plan.adapter), plan.options.model, {
+    ...query,
+    filters,
+  });
   const serialize = query.fields === undefined ? plan.serialize : compileSerializer(plan.model, query.fields);
   if (result.total !== undefined) ctx.set('X-Total-Count', String(result.total));
   const link = linkHeader(ctx, query.offset, query.limit, result.total, result.rows.length);
@@ -103,7 +119,11 @@ async function create(plan: CrudPlan, ctx: AppContext): Promise<void> {
   send(ctx, 201, plan.serialize(row));
 }
 
-async function read(plan: CrudPlan, ctx: AppContext, params: Readonly<Record<string, string>>): Promise<void> {
+async function read(
+  plan: CrudPlan,
+  ctx: AppContext,
+  params: Readonly<Record<string, string>>,
+): Promise<void> {
   await authenticate(plan, ctx);
   const id = idOf(plan, params.id);
   if (plan.options.policies.GET === undefined) {
@@ -134,7 +154,11 @@ async function update(
   send(ctx, 200, plan.serialize(row));
 }
 
-async function remove(plan: CrudPlan, ctx: AppContext, params: Readonly<Record<string, string>>): Promise<void> {
+async function remove(
+  plan: CrudPlan,
+  ctx: AppContext,
+  params: Readonly<Record<string, string>>,
+): Promise<void> {
   await authenticate(plan, ctx);
   const id = idOf(plan, params.id);
   const current = plan.options.policies.DELETE === undefined ? undefined : await load(plan, ctx, id);

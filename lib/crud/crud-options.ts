@@ -64,7 +64,9 @@ export function resolveCrudOptions(options: CrudRouterOptions): ResolvedCrudOpti
   }
   const authDependency = options.auth_dependency ?? options.authDependency;
   if (authDependency !== undefined && typeof authDependency !== 'function') {
-    throw new ConfigurationError('CrudRouter: `auth_dependency` must be Koa middleware (e.g. auth.get_auth_dependency()).');
+    throw new ConfigurationError(
+      'CrudRouter: `auth_dependency` must be Koa middleware (e.g. auth.get_auth_dependency()).',
+    );
   }
   const secure = options.secure ?? false;
   if (secure && authDependency === undefined) {
@@ -75,10 +77,14 @@ export function resolveCrudOptions(options: CrudRouterOptions): ResolvedCrudOpti
   const policies: Partial<Record<CrudMethod, Policy>> = {};
   for (const [method, policy] of Object.entries(options.policy ?? {})) {
     if (!(METHODS as readonly string[]).includes(method)) {
-      throw new ConfigurationError(`CrudRouter policy: unknown method "${method}"; use ${METHODS.join(', ')}.`);
+      throw new ConfigurationError(
+        `CrudRouter policy: unknown method "${method}"; use ${METHODS.join(', ')}.`,
+      );
     }
     if (typeof policy?.allows !== 'function') {
-      throw new ConfigurationError(`CrudRouter policy for ${method} is not a policy (e.g. auth.admin_only()).`);
+      throw new ConfigurationError(
+        `CrudRouter policy for ${method} is not a policy (e.g. auth.admin_only()).`,
+      );
     }
     policies[method as CrudMethod] = policy;
   }

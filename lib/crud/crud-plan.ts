@@ -39,7 +39,9 @@ function ownerFieldOf(options: ResolvedCrudOptions, model: ModelDescription): st
   if (options.ownerField !== undefined) {
     const field = model.fieldsByName.get(options.ownerField);
     if (field === undefined) {
-      throw new ConfigurationError(`CrudRouter for ${model.name}: owner_field "${options.ownerField}" is not a field.`);
+      throw new ConfigurationError(
+        `CrudRouter for ${model.name}: owner_field "${options.ownerField}" is not a field.`,
+      );
     }
     return field.name;
   }
@@ -48,11 +50,17 @@ function ownerFieldOf(options: ResolvedCrudOptions, model: ModelDescription): st
     if (name !== undefined) return name;
   }
   const userModel = options.authDependency?.userModel;
-  return userModel === undefined || userModel === model.model ? undefined : detectOwnerField(model, userModel);
+  return userModel === undefined || userModel === model.model
+    ? undefined
+    : detectOwnerField(model, userModel);
 }
 
 /** Compiles a router's plan for an adapter; throws `ConfigurationError` for what cannot be served. */
-export function compileCrudPlan(options: ResolvedCrudOptions, adapter: OrmAdapter, bodyLimit: number): CrudPlan {
+export function compileCrudPlan(
+  options: ResolvedCrudOptions,
+  adapter: OrmAdapter,
+  bodyLimit: number,
+): CrudPlan {
   const model = adapter.describe(options.model);
   const ownerField = knowsCaller(options) ? ownerFieldOf(options, model) : undefined;
   const readOnlyFields: ReadonlySet<string> = new Set(ownerField === undefined ? [] : [ownerField]);
@@ -73,7 +81,10 @@ export function compileCrudPlan(options: ResolvedCrudOptions, adapter: OrmAdapte
         readOnlyFields,
         ...(hooks === undefined
           ? {}
-          : { extraFields: hooks.extraFields, extraRequired: mode === 'create' ? hooks.requiredOnCreate : [] }),
+          : {
+              extraFields: hooks.extraFields,
+              extraRequired: mode === 'create' ? hooks.requiredOnCreate : [],
+            }),
       });
       compiled.set(mode, validator);
     }

@@ -27,7 +27,10 @@ export class CrudRouter {
   }
 
   /** Compiles (once per adapter) the plan and its route table. */
-  private compiled(adapter: OrmAdapter, bodyLimit: number): { plan: CrudPlan; middleware: Middleware<AppState> } {
+  private compiled(
+    adapter: OrmAdapter,
+    bodyLimit: number,
+  ): { plan: CrudPlan; middleware: Middleware<AppState> } {
     let entry = this.plans.get(adapter);
     if (entry === undefined) {
       const plan = compileCrudPlan(this.options, adapter, bodyLimit);

@@ -26,15 +26,18 @@ function toApiError(error: ParserError, limit: number): ApiError {
   if (status === 415 || error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') {
     return new ApiError('unsupported_media_type', 'The body encoding or charset is not supported.');
   }
-  if (error.type === 'request.aborted') return ApiError.badRequest('The request body was not received in full.');
-  if (error.type === 'request.size.invalid') return ApiError.badRequest('The request body length does not match Content-Length.');
+  if (error.type === 'request.aborted')
+    return ApiError.badRequest('The request body was not received in full.');
+  if (error.type === 'request.size.invalid')
+    return ApiError.badRequest('The request body length does not match Content-Length.');
   if (status !== undefined && status >= 400 && status < 500) return ApiError.malformedJson();
   return ApiError.internal(error);
 }
 
 /** Compiles a body reader once; calling it parses the request body or throws an `ApiError`. */
 export function bodyReader(options: BodyReaderOptions): (ctx: AppContext) => Promise<unknown> {
-  const accepted = options.form === true ? ['application/json', 'application/x-www-form-urlencoded'] : ['application/json'];
+  const accepted =
+    options.form === true ? ['application/json', 'application/x-www-form-urlencoded'] : ['application/json'];
   const parse = bodyParser({
     enableTypes: options.form === true ? ['json', 'form'] : ['json'],
     jsonLimit: options.limit,

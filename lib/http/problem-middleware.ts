@@ -29,7 +29,8 @@ type HttpLikeError = Error & { status?: number; statusCode?: number; expose?: bo
 /** Maps any thrown value to an `ApiError`, logging what the client must not see. */
 export function toApiError(error: unknown, logger: Logger): ApiError {
   if (error instanceof ApiError) {
-    if (error.status >= 500 && error.code !== 'service_unavailable') logger.error('request failed', error.cause ?? error);
+    if (error.status >= 500 && error.code !== 'service_unavailable')
+      logger.error('request failed', error.cause ?? error);
     return error;
   }
   const httpError = error as HttpLikeError;

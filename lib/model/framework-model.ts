@@ -26,6 +26,7 @@ export const MIXIN_FIELDS: unique symbol = Symbol.for('koa-model-api.mixinFields
 export const PROTECTED_FIELDS: unique symbol = Symbol.for('koa-model-api.protectedFields');
 
 /** The base class of every model; it carries no columns. Set `static __tablename__` to name the table. */
+// biome-ignore lint/complexity/noStaticOnlyClass: the base class models extend; it is meant to carry no columns
 export abstract class FrameworkModel {
   /** An explicit table name; always wins over the derived one. */
   static __tablename__?: string;

@@ -14,7 +14,10 @@ export const OWNER_FIELD_NAMES = ['owner', 'user', 'author', 'created_by'] as co
  * `undefined` when no field references the user model. On the user model itself there is none:
  * the record itself is owned.
  */
-export function detectOwnerField(model: ModelDescription, userModel: ModelClass | string): string | undefined {
+export function detectOwnerField(
+  model: ModelDescription,
+  userModel: ModelClass | string,
+): string | undefined {
   const userName = typeof userModel === 'string' ? userModel : userModel.name;
   const candidates = model.fields.filter(
     (field) =>

@@ -4,7 +4,14 @@
  * every other mistake is a 400 that says what was wrong.
  */
 import { ApiError } from '../errors.js';
-import type { FieldDescription, FilterCondition, FilterOperator, ListQuery, ModelDescription, SortKey } from '../types.js';
+import type {
+  FieldDescription,
+  FilterCondition,
+  FilterOperator,
+  ListQuery,
+  ModelDescription,
+  SortKey,
+} from '../types.js';
 import { coerceQueryValue } from './coerce.js';
 
 /** Default and largest page size. */
@@ -36,7 +43,19 @@ export interface ParsedListQuery extends ListQuery {
   readonly fields?: readonly string[];
 }
 
-const ORDERED_TYPES = new Set(['integer', 'bigint', 'number', 'decimal', 'date', 'datetime', 'time', 'string', 'text', 'uuid', 'enum']);
+const ORDERED_TYPES = new Set([
+  'integer',
+  'bigint',
+  'number',
+  'decimal',
+  'date',
+  'datetime',
+  'time',
+  'string',
+  'text',
+  'uuid',
+  'enum',
+]);
 const TEXT_TYPES = new Set(['string', 'text', 'uuid', 'enum']);
 const FILTER_KEY = /^filter\[([^\][]+)\](?:\[([^\][]+)\])?$/;
 
@@ -82,20 +101,30 @@ function parseFields(model: ModelDescription, raw: string): string[] {
   return [...unique];
 }
 
-function parseFilter(model: ModelDescription, fieldName: string, rawOp: string, raw: string): FilterCondition {
+function parseFilter(
+  model: ModelDescription,
+  fieldName: string,
+  rawOp: string,
+  raw: string,
+): FilterCondition {
   const parameter = `filter[${fieldName}]`;
   const field = readableField(model, fieldName, 'filter');
   if (!(FILTER_OPERATORS as readonly string[]).includes(rawOp)) {
-    throw ApiError.invalidQuery(`${parameter}: unknown operator "${rawOp}"; use one of ${FILTER_OPERATORS.join(' ')}.`);
+    throw ApiError.invalidQuery(
+      `${parameter}: unknown operator "${rawOp}"; use one of ${FILTER_OPERATORS.join(' ')}.`,
+    );
   }
   const op = rawOp as FilterOperator;
   if (op === '$exists') {
-    if (raw !== 'true' && raw !== 'false') throw ApiError.invalidQuery(`${parameter}[$exists] must be true or false.`);
+    if (raw !== 'true' && raw !== 'false')
+      throw ApiError.invalidQuery(`${parameter}[$exists] must be true or false.`);
     return { field: fieldName, op, value: raw === 'true' };
   }
-  if (field.type === 'json') throw ApiError.invalidQuery(`${parameter}: JSON fields can only be tested with $exists.`);
+  if (field.type === 'json')
+    throw ApiError.invalidQuery(`${parameter}: JSON fields can only be tested with $exists.`);
   if (op === '$like') {
-    if (!TEXT_TYPES.has(field.type)) throw ApiError.invalidQuery(`${parameter}[$like] applies to text fields only.`);
+    if (!TEXT_TYPES.has(field.type))
+      throw ApiError.invalidQuery(`${parameter}[$like] applies to text fields only.`);
     return { field: fieldName, op, value: raw };
   }
   if ((op === '$gt' || op === '$gte' || op === '$lt' || op === '$lte') && !ORDERED_TYPES.has(field.type)) {
@@ -150,6 +179,7 @@ export function parseListQuery(model: ModelDescription, search: string): ParsedL
     }
   }
   // The primary key as last sort key makes offset pages stable.
-  if (!sort.some((key) => key.field === model.primaryKey)) sort.push({ field: model.primaryKey, direction: 'asc' });
+  if (!sort.some((key) => key.field === model.primaryKey))
+    sort.push({ field: model.primaryKey, direction: 'asc' });
   return { filters, sort, limit, offset, withTotal, ...(fields === undefined ? {} : { fields }) };
 }

@@ -1,7 +1,7 @@
 /** The one ajv instance (JSON Schema 2020-12 with formats): validators are compiled once, at registration. */
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import type { FormatsPlugin } from 'ajv-formats';
+import addFormatsModule from 'ajv-formats';
 
 // ajv-formats is CommonJS: under nodenext its default import is the module object.
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??

@@ -39,7 +39,10 @@ export function readableFields(model: ModelDescription, selection?: readonly str
 
 /** Compiles a serializer for a model, or for a selection of its readable fields. */
 export function compileSerializer(model: ModelDescription, selection?: readonly string[]): Serializer {
-  const plan = readableFields(model, selection).map((field) => ({ name: field.name, convert: converterFor(field) }));
+  const plan = readableFields(model, selection).map((field) => ({
+    name: field.name,
+    convert: converterFor(field),
+  }));
   return (row) => {
     const out: Record<string, unknown> = {};
     for (const { name, convert } of plan) {

@@ -54,7 +54,8 @@ export function compileWriteValidator(
     ...(options.extraFields === undefined ? {} : { extraFields: options.extraFields }),
     ...(options.extraRequired === undefined ? {} : { extraRequired: options.extraRequired }),
   };
-  const schema = options.mode === 'create' ? createSchema(model, schemaOptions) : updateSchema(model, schemaOptions);
+  const schema =
+    options.mode === 'create' ? createSchema(model, schemaOptions) : updateSchema(model, schemaOptions);
   const accepted = new Set(Object.keys(schema.properties ?? {}));
   const validate = ajv.compile(schema);
 

@@ -8,7 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createTestDatabase, type DatabaseTarget, databaseTargets, requireTarget, type TestDatabase } from '../support/databases.js';
+import {
+  createTestDatabase,
+  type DatabaseTarget,
+  databaseTargets,
+  requireTarget,
+  type TestDatabase,
+} from '../support/databases.js';
 import { repoRoot } from '../support/paths.js';
 
 const ADMIN = { username: 'root_admin', password: 'admin password 123', email: 'admin@example.com' };
@@ -112,7 +118,9 @@ for (const target of targets) {
       const docs = await fetch(`${started.base}/docs`);
       assert.equal(docs.status, 200);
       assert.match(await docs.text(), /swagger-ui/i);
-      const openapi = (await (await fetch(`${started.base}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+      const openapi = (await (await fetch(`${started.base}/openapi.json`)).json()) as {
+        paths: Record<string, unknown>;
+      };
       for (const path of ['/users', '/posts/{id}', '/categories', '/labels', '/register', '/login']) {
         assert.ok(path in openapi.paths, path);
       }
@@ -136,15 +144,24 @@ for (const target of targets) {
       const bobToken = await login(base, 'bob', 'bob password 1');
 
       assert.equal((await call(base, 'GET', '/posts')).status, 401);
-      const post = await call(base, 'POST', '/posts', { token: annToken, json: { title: 'Hello', owner: bob.body.id } });
+      const post = await call(base, 'POST', '/posts', {
+        token: annToken,
+        json: { title: 'Hello', owner: bob.body.id },
+      });
       assert.equal(post.status, 201);
       assert.equal(post.body.owner, ann.body.id, 'the owner comes from the token');
 
-      const edited = await call(base, 'PUT', `/posts/${post.body.id}`, { token: annToken, json: { title: 'Hello again' } });
+      const edited = await call(base, 'PUT', `/posts/${post.body.id}`, {
+        token: annToken,
+        json: { title: 'Hello again' },
+      });
       assert.equal(edited.status, 200);
       assert.equal(edited.body.title, 'Hello again');
 
-      const refused = await call(base, 'PUT', `/posts/${post.body.id}`, { token: bobToken, json: { title: 'Mine now' } });
+      const refused = await call(base, 'PUT', `/posts/${post.body.id}`, {
+        token: bobToken,
+        json: { title: 'Mine now' },
+      });
       assert.equal(refused.status, 403);
 
       const notYet = await call(base, 'POST', `/admin/${bob.body.id}/make-admin`, { token: annToken });
@@ -154,7 +171,10 @@ for (const target of targets) {
       assert.equal(promoted.status, 200);
       assert.equal(promoted.body.is_admin, true);
 
-      const byNewAdmin = await call(base, 'PUT', `/posts/${post.body.id}`, { token: bobToken, json: { title: 'Edited by an admin' } });
+      const byNewAdmin = await call(base, 'PUT', `/posts/${post.body.id}`, {
+        token: bobToken,
+        json: { title: 'Edited by an admin' },
+      });
       assert.equal(byNewAdmin.status, 200, 'the promotion takes effect on the existing token');
 
       assert.equal((await call(base, 'DELETE', `/posts/${post.body.id}`, { token: bobToken })).status, 204);
@@ -162,8 +182,14 @@ for (const target of targets) {
 
       assert.equal((await call(base, 'POST', '/categories', { json: { name: 'news' } })).status, 201);
       assert.equal((await call(base, 'POST', '/labels', { json: { name: 'x' } })).status, 401);
-      assert.equal((await call(base, 'POST', '/labels', { token: annToken, json: { name: 'x' } })).status, 403);
-      assert.equal((await call(base, 'POST', '/labels', { token: adminToken, json: { name: 'x' } })).status, 201);
+      assert.equal(
+        (await call(base, 'POST', '/labels', { token: annToken, json: { name: 'x' } })).status,
+        403,
+      );
+      assert.equal(
+        (await call(base, 'POST', '/labels', { token: adminToken, json: { name: 'x' } })).status,
+        201,
+      );
       assert.equal((await call(base, 'GET', '/labels')).status, 200);
     });
 
@@ -179,7 +205,13 @@ describe('example blog configuration', () => {
     try {
       const child = spawn(process.execPath, [join(repoRoot(), 'dist', 'examples', 'blog', 'main.js')], {
         cwd: repoRoot(),
-        env: { ...process.env, NODE_ENV: 'production', JWT_SECRET: '', PORT: '0', DATABASE_URL: `sqlite:${join(folder, 'db.sqlite')}` },
+        env: {
+          ...process.env,
+          NODE_ENV: 'production',
+          JWT_SECRET: '',
+          PORT: '0',
+          DATABASE_URL: `sqlite:${join(folder, 'db.sqlite')}`,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';

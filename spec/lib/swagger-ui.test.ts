@@ -234,7 +234,10 @@ const browserPath = chromiumPath();
 
 describe('Swagger UI in a browser', {
   // Under CI a missing browser fails the run (the launch throws) instead of skipping.
-  skip: browserPath === undefined && process.env.CI !== 'true' ? 'no Chromium installed (set CHROMIUM_PATH)' : false,
+  skip:
+    browserPath === undefined && process.env.CI !== 'true'
+      ? 'no Chromium installed (set CHROMIUM_PATH)'
+      : false,
 }, () => {
   it('loads offline, logs in with the password flow, sends the token and keeps it after a reload', async () => {
     const registry = new OpenApiRegistry({ title: 'Browser check' });
@@ -258,7 +261,10 @@ describe('Swagger UI in a browser', {
     });
     add_swagger_ui(host);
     const { url, close } = await listen(koa);
-    const browser = await chromium.launch({ executablePath: browserPath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    const browser = await chromium.launch({
+      executablePath: browserPath,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
     try {
       const page = await browser.newPage();
       const outside: string[] = [];

@@ -21,7 +21,11 @@ export async function serve(listener: RequestListener): Promise<TestServer> {
       const { json, ...rest } = init;
       const headers = new Headers(rest.headers);
       if (json !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
-      return fetch(url + path, { ...rest, headers, ...(json === undefined ? {} : { body: JSON.stringify(json) }) });
+      return fetch(url + path, {
+        ...rest,
+        headers,
+        ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+      });
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -6,7 +6,10 @@ type FieldInput = Partial<Omit<FieldDescription, 'name'>> & Pick<FieldDescriptio
 
 /** A description of `model` with the given fields (`id` integer generated key unless given). */
 export function describeFields(model: ModelClass, fields: Record<string, FieldInput>): ModelDescription {
-  const all: Record<string, FieldInput> = { id: { type: 'integer', primary: true, generated: true }, ...fields };
+  const all: Record<string, FieldInput> = {
+    id: { type: 'integer', primary: true, generated: true },
+    ...fields,
+  };
   const primaryKeys = Object.entries(all)
     .filter(([, field]) => field.primary === true)
     .map(([name]) => name);
@@ -18,7 +21,9 @@ export function describeFields(model: ModelClass, fields: Record<string, FieldIn
       name,
       type: field.type,
       nullable: field.nullable ?? false,
-      required: field.required ?? (!(field.nullable ?? false) && !(field.hasDefault ?? false) && !(field.generated ?? false)),
+      required:
+        field.required ??
+        (!(field.nullable ?? false) && !(field.hasDefault ?? false) && !(field.generated ?? false)),
       hasDefault: field.hasDefault ?? false,
       unique: field.unique ?? false,
       hidden: field.hidden ?? false,

@@ -105,13 +105,21 @@ describe('CrudRouter security hooks', () => {
   });
 
   it('sets the ownership field from the caller on create and ignores the one in the body', async () => {
-    const response = await server.request('/notes', { method: 'POST', headers: as(1), json: { text: 'a', owner: 2 } });
+    const response = await server.request('/notes', {
+      method: 'POST',
+      headers: as(1),
+      json: { text: 'a', owner: 2 },
+    });
     assert.equal(response.status, 201);
     assert.deepEqual(await response.json(), { id: 1, text: 'a', owner: 1 });
   });
 
   it('keeps the owner unchanged on update', async () => {
-    const response = await server.request('/notes/1', { method: 'PUT', headers: as(1), json: { text: 'b', owner: 2 } });
+    const response = await server.request('/notes/1', {
+      method: 'PUT',
+      headers: as(1),
+      json: { text: 'b', owner: 2 },
+    });
     assert.equal(response.status, 200);
     assert.deepEqual(await response.json(), { id: 1, text: 'b', owner: 1 });
   });
@@ -120,7 +128,11 @@ describe('CrudRouter security hooks', () => {
     const refused = await server.request('/notes/1', { method: 'PUT', headers: as(2), json: { text: 'x' } });
     assert.equal(refused.status, 403);
     assert.equal(((await refused.json()) as { code: string }).code, 'forbidden');
-    const admin = await server.request('/notes/1', { method: 'PATCH', headers: as(2, true), json: { text: 'c' } });
+    const admin = await server.request('/notes/1', {
+      method: 'PATCH',
+      headers: as(2, true),
+      json: { text: 'c' },
+    });
     assert.equal(admin.status, 200);
   });
 
@@ -143,8 +155,14 @@ describe('CrudRouter security hooks', () => {
 
   it('lets a policy authenticate by itself on an unsecured router', async () => {
     assert.equal((await server.request('/memos', { method: 'POST', json: { text: 'x' } })).status, 401);
-    assert.equal((await server.request('/memos', { method: 'POST', headers: as(1), json: { text: 'x' } })).status, 403);
-    assert.equal((await server.request('/memos', { method: 'POST', headers: as(1, true), json: { text: 'x' } })).status, 201);
+    assert.equal(
+      (await server.request('/memos', { method: 'POST', headers: as(1), json: { text: 'x' } })).status,
+      403,
+    );
+    assert.equal(
+      (await server.request('/memos', { method: 'POST', headers: as(1, true), json: { text: 'x' } })).status,
+      201,
+    );
     assert.equal((await server.request('/memos')).status, 200);
   });
 
@@ -174,10 +192,7 @@ describe('CrudRouter security hooks', () => {
 describe('CrudRouter configuration', () => {
   it('checks its options when it is created', () => {
     assert.throws(() => new CrudRouter({ model: Note, secure: true }), ConfigurationError);
-    assert.throws(
-      () => new CrudRouter({ model: Note, policy: { POST: {} as Policy } }),
-      /not a policy/,
-    );
+    assert.throws(() => new CrudRouter({ model: Note, policy: { POST: {} as Policy } }), /not a policy/);
     assert.throws(
       () => new CrudRouter({ model: Note, policy: { FETCH: adminOnly } as never }),
       /unknown method "FETCH"/,

@@ -15,9 +15,27 @@ describe('routeGroup', () => {
     koa.use(problemMiddleware(silent));
     koa.use(
       routeGroup('/api', [
-        { method: 'GET', path: '/things', handler: async (ctx) => void (ctx.body = ['list']) },
-        { method: 'GET', path: '/things/:id', handler: async (ctx, p) => void (ctx.body = { id: p.id }) },
-        { method: 'DELETE', path: '/things/:id', handler: async (ctx) => void (ctx.status = 204) },
+        {
+          method: 'GET',
+          path: '/things',
+          handler: async (ctx) => {
+            ctx.body = ['list'];
+          },
+        },
+        {
+          method: 'GET',
+          path: '/things/:id',
+          handler: async (ctx, p) => {
+            ctx.body = { id: p.id };
+          },
+        },
+        {
+          method: 'DELETE',
+          path: '/things/:id',
+          handler: async (ctx) => {
+            ctx.status = 204;
+          },
+        },
       ]),
     );
     koa.use(async (ctx) => {

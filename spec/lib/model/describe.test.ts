@@ -40,7 +40,17 @@ describe('buildModelDescription', () => {
       name: 'Country',
       primaryKeys: ['code'],
       fields: [
-        { name: 'code', type: 'string', nullable: false, required: true, hasDefault: false, unique: true, hidden: false, primary: true, generated: false },
+        {
+          name: 'code',
+          type: 'string',
+          nullable: false,
+          required: true,
+          hasDefault: false,
+          unique: true,
+          hidden: false,
+          primary: true,
+          generated: false,
+        },
       ],
     });
     assert.equal(country.primaryKey, 'code');
@@ -50,7 +60,8 @@ describe('buildModelDescription', () => {
   it('refuses composite and missing primary keys with a clear message', () => {
     assert.throws(
       () => buildModelDescription({ model: Person, name: 'Person', primaryKeys: ['a', 'b'], fields: [] }),
-      (error: unknown) => error instanceof ConfigurationError && /composite primary key \(a, b\)/.test(error.message),
+      (error: unknown) =>
+        error instanceof ConfigurationError && /composite primary key \(a, b\)/.test(error.message),
     );
     assert.throws(
       () => buildModelDescription({ model: Person, name: 'Person', primaryKeys: [], fields: [] }),

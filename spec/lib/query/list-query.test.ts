@@ -27,7 +27,13 @@ function invalid(search: string, pattern: RegExp): void {
 describe('parseListQuery', () => {
   it('defaults to 100 rows from offset 0, sorted by the key, with a total', () => {
     const query = parseListQuery(model, '');
-    assert.deepEqual(query, { filters: [], sort: [{ field: 'id', direction: 'asc' }], limit: 100, offset: 0, withTotal: true });
+    assert.deepEqual(query, {
+      filters: [],
+      sort: [{ field: 'id', direction: 'asc' }],
+      limit: 100,
+      offset: 0,
+      withTotal: true,
+    });
   });
 
   it('reads limit, offset, multi-key sort and field selection', () => {

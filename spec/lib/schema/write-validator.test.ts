@@ -28,22 +28,33 @@ function problems(run: () => unknown): readonly { path: string; message: string 
 }
 
 describe('compileWriteValidator', () => {
-  const create = compileWriteValidator(model, { mode: 'create', strict: false, readOnlyFields: new Set(['owner']) });
-  const update = compileWriteValidator(model, { mode: 'update', strict: false, readOnlyFields: new Set(['owner']) });
-  const strictCreate = compileWriteValidator(model, { mode: 'create', strict: true, readOnlyFields: new Set(['owner']) });
+  const create = compileWriteValidator(model, {
+    mode: 'create',
+    strict: false,
+    readOnlyFields: new Set(['owner']),
+  });
+  const update = compileWriteValidator(model, {
+    mode: 'update',
+    strict: false,
+    readOnlyFields: new Set(['owner']),
+  });
+  const strictCreate = compileWriteValidator(model, {
+    mode: 'create',
+    strict: true,
+    readOnlyFields: new Set(['owner']),
+  });
 
   it('drops the key, protected, read-only and unknown fields silently by default', () => {
-    const body = JSON.parse('{"id":5,"username":"ann","is_admin":true,"hashed_password":"x","owner":9,"nope":1,"__proto__":{"polluted":1}}');
+    const body = JSON.parse(
+      '{"id":5,"username":"ann","is_admin":true,"hashed_password":"x","owner":9,"nope":1,"__proto__":{"polluted":1}}',
+    );
     assert.deepEqual(create(body), { username: 'ann' });
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
 
   it('names every refused field with strict', () => {
     const errors = problems(() => strictCreate({ username: 'ann', is_admin: true, id: 3, nope: 1 }));
-    assert.deepEqual(
-      errors.map((error) => error.path).sort(),
-      ['id', 'is_admin', 'nope'],
-    );
+    assert.deepEqual(errors.map((error) => error.path).sort(), ['id', 'is_admin', 'nope']);
   });
 
   it('gives one entry per invalid field', () => {
