@@ -4,7 +4,7 @@ import type { Middleware, Next } from 'koa';
 import { Application } from '../application.js';
 import { DEFAULT_BODY_LIMIT } from '../http/body.js';
 import { routeGroup } from '../http/route-group.js';
-import { requireAdapter, useAdapter } from '../http/session.js';
+import { requireAdapter, useAdapterIfMissing } from '../http/session.js';
 import type { AppContext, AppState, OrmAdapter } from '../types.js';
 import { crudRoutes } from './crud-handlers.js';
 import { type CrudRouterOptions, type ResolvedCrudOptions, resolveCrudOptions } from './crud-options.js';
@@ -61,7 +61,7 @@ export class CrudRouter {
       });
       return;
     }
-    if (this.options.adapter !== undefined) useAdapterIfMissing(app, this.options.adapter);
+    if (this.options.adapter !== undefined) useAdapterIfMissing(app as Koa, this.options.adapter);
     app.use(this.middleware() as Middleware);
   }
 
@@ -82,9 +82,4 @@ export class CrudRouter {
       return this.compiled(adapter, bodyLimit).middleware(ctx, next);
     };
   }
-}
-
-/** Attaches the adapter to a plain Koa app unless one is attached already. */
-function useAdapterIfMissing(app: Koa<AppState> | Koa, adapter: OrmAdapter): void {
-  if (!Object.hasOwn(app.context, Symbol.for('koa-model-api.adapter'))) useAdapter(app as Koa, adapter);
 }

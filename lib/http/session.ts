@@ -19,6 +19,11 @@ export function useAdapter(koa: Koa<never, never> | Koa, adapter: OrmAdapter): v
   (koa.context as unknown as Carrier)[ADAPTER] = adapter;
 }
 
+/** Attaches `adapter` unless the Koa app already has one (an explicit `useAdapter` wins). */
+export function useAdapterIfMissing(koa: Koa<never, never> | Koa, adapter: OrmAdapter): void {
+  if (!Object.hasOwn(koa.context, ADAPTER)) useAdapter(koa, adapter);
+}
+
 /** The adapter of this request's app, if one was attached. */
 export function adapterOf(ctx: AnyContext): OrmAdapter | undefined {
   return (ctx as unknown as Carrier)[ADAPTER];
