@@ -1,0 +1,51 @@
+/** The ceiling's store on pg: named (server-side prepared) statements over a pool. */
+import pg from 'pg';
+import { POOL_MAX } from '../shared/env.js';
+import type { AuthUser, PostRow, Store } from './store.js';
+
+const POST_COLUMNS = 'id, title, body, owner_id as owner';
+
+/** Connects a pool; each statement is prepared once per pooled connection by its name. */
+export function pgStore(url: string): Store {
+  const pool = new pg.Pool({ connectionString: url, max: POOL_MAX });
+  const one = async <T extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) =>
+    (await pool.query<T>({ name, text, values })).rows[0];
+  return {
+    postById: (id) => one<PostRow>('post_by_id', `select ${POST_COLUMNS} from posts where id = $1`, [id]),
+    listPosts: async (limit, offset) => {
+      const [page, count] = await Promise.all([
+        pool.query<PostRow>({
+          name: 'list_posts',
+          text: `select ${POST_COLUMNS} from posts order by id asc limit $1 offset $2`,
+          values: [limit, offset],
+        }),
+        pool.query<{ total: string }>({ name: 'count_posts', text: 'select count(*) as total from posts' }),
+      ]);
+      return { rows: page.rows, total: Number(count.rows[0]?.total ?? 0) };
+    },
+    createPost: async (title, body, owner) =>
+      (await one<PostRow>(
+        'insert_post',
+        `insert into posts (title, body, owner_id) values ($1, $2, $3) returning ${POST_COLUMNS}`,
+        [title, body, owner],
+      )) as PostRow,
+    updatePost: async (id, title, body) => {
+      await pool.query({
+        name: 'update_post',
+        text: 'update posts set title = $1, body = $2 where id = $3',
+        values: [title, body, id],
+      });
+    },
+    deletePost: async (id) => {
+      await pool.query({ name: 'delete_post', text: 'delete from posts where id = $1', values: [id] });
+    },
+    userById: (id) =>
+      one<AuthUser>('user_by_id', 'select id, hashed_password, is_admin from users where id = $1', [id]),
+    userByUsername: (username) =>
+      one<AuthUser>(
+        'user_by_username',
+        'select id, hashed_password, is_admin from users where username = $1',
+        [username],
+      ),
+  };
+}

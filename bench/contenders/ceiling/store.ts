@@ -1,0 +1,27 @@
+/** The data access of the ceiling contender: prepared statements behind one small interface per driver. */
+
+/** A post as every contender serialises it. */
+export interface PostRow {
+  readonly id: number;
+  readonly title: string;
+  readonly body: string | null;
+  readonly owner: number;
+}
+
+/** What authentication needs of a user. */
+export interface AuthUser {
+  readonly id: number;
+  readonly hashed_password: string;
+  readonly is_admin: boolean;
+}
+
+/** Prepared-statement access to the benchmark schema. */
+export interface Store {
+  postById(id: number): Promise<PostRow | undefined>;
+  listPosts(limit: number, offset: number): Promise<{ rows: PostRow[]; total: number }>;
+  createPost(title: string, body: string | null, owner: number): Promise<PostRow>;
+  updatePost(id: number, title: string, body: string | null): Promise<void>;
+  deletePost(id: number): Promise<void>;
+  userById(id: number): Promise<AuthUser | undefined>;
+  userByUsername(username: string): Promise<AuthUser | undefined>;
+}

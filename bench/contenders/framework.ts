@@ -1,0 +1,50 @@
+/**
+ * Contender "framework": the example application on koa-model-api, shaped like the README's example
+ * (JWT, ownership policies). The `open` profile serves public reads; `secure` requires a token on every
+ * posts route with owner-or-admin on GET/PUT/DELETE.
+ */
+import { MikroOrmAdapter } from '../../adapters/mikro-orm/index.js';
+import { Application, AuthRouter, CrudRouter } from '../../lib/index.js';
+import { Post, User } from './framework/entities.js';
+import { JWT_AUDIENCE, JWT_ISSUER, POOL_MAX, readEnv, TOKEN_TTL_SECONDS } from './shared/env.js';
+import { startTelemetry } from './shared/telemetry.js';
+
+const telemetry = startTelemetry();
+const env = readEnv();
+const adapter = await MikroOrmAdapter.connect({
+  url: env.databaseUrl,
+  entities: [User, Post],
+  pool: { max: POOL_MAX },
+});
+const app = new Application({ title: 'bench', adapter });
+const auth = new AuthRouter({
+  user_model: User,
+  secret: env.jwtSecret,
+  issuer: JWT_ISSUER,
+  audience: JWT_AUDIENCE,
+  token_lifetime: TOKEN_TTL_SECONDS,
+  // The seeded hashes have cost 10: the same cost keeps logins from being rehashed ("upgraded") on every call.
+  bcrypt_cost: 10,
+  // The load generator logs in from one address at hundreds of attempts per minute; no contender throttles.
+  throttle: false,
+});
+auth.register_routes(app);
+const ownerOrAdmin = auth.owner_or_admin(Post);
+new CrudRouter(
+  env.profile === 'secure'
+    ? {
+        model: Post,
+        secure: true,
+        auth_dependency: auth.get_auth_dependency(),
+        policy: { GET: ownerOrAdmin, PUT: ownerOrAdmin, DELETE: ownerOrAdmin },
+      }
+    : {
+        model: Post,
+        auth_dependency: auth.get_auth_dependency(),
+        // Reads are public; writes still need the owner (a policy authenticates the request by itself).
+        policy: { PUT: ownerOrAdmin, DELETE: ownerOrAdmin },
+      },
+).register_routes(app);
+
+await app.listen(env.port, '127.0.0.1');
+telemetry.ready();

@@ -1,0 +1,128 @@
+/**
+ * Contender "handwritten": the example application written by hand on Koa 3 + @koa/router + MikroORM 7,
+ * the way their documentation recommends (RequestContext per request, findOne, wrap().toObject(),
+ * persist/flush, jsonwebtoken with explicit algorithms and iss/aud, bcrypt verify on login).
+ */
+import { bodyParser } from '@koa/bodyparser';
+import { Router } from '@koa/router';
+import { RequestContext, wrap } from '@mikro-orm/core';
+import Koa, { type Context } from 'koa';
+import { Auth } from './handwritten/auth.js';
+import { Post, type User } from './handwritten/entities.js';
+import { HttpProblem, problemMiddleware } from './handwritten/errors.js';
+import { openOrm } from './handwritten/orm.js';
+import { parseId, readEnv } from './shared/env.js';
+import { startTelemetry } from './shared/telemetry.js';
+
+const telemetry = startTelemetry();
+const env = readEnv();
+const orm = await openOrm(env.databaseUrl);
+const auth = new Auth(env.jwtSecret);
+const secureReads = env.profile === 'secure';
+
+/** The post id from the path, or 404. */
+function idOf(ctx: Context): number {
+  const id = parseId(ctx.params.id);
+  if (id === undefined) throw new HttpProblem(404, 'Post not found');
+  return id;
+}
+
+/** Loads the post or throws 404. */
+async function loadPost(id: number): Promise<Post> {
+  const post = await orm.em.findOne(Post, id);
+  if (!post) throw new HttpProblem(404, 'Post not found');
+  return post;
+}
+
+/** Ownership policy: the owner or an admin; throws 403 otherwise. */
+function assertOwnerOrAdmin(post: Post, user: User): void {
+  if (post.owner.id !== user.id && !user.is_admin) throw new HttpProblem(403, 'Not the owner of this post');
+}
+
+/** Reads `title`/`body` from the JSON body, checking their types. */
+function postInput(ctx: Context, requireTitle: boolean): { title?: string; body?: string | null } {
+  const input = ctx.request.body as Record<string, unknown> | undefined;
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new HttpProblem(422, 'A JSON object is required');
+  }
+  const { title, body } = input;
+  if ((requireTitle || title !== undefined) && (typeof title !== 'string' || title.length === 0)) {
+    throw new HttpProblem(422, 'title must be a non-empty string');
+  }
+  if (body !== undefined && body !== null && typeof body !== 'string') {
+    throw new HttpProblem(422, 'body must be a string or null');
+  }
+  return { title: title as string | undefined, body: body as string | null | undefined };
+}
+
+/** Reads a non-negative integer query parameter with a default and a maximum (400 above). */
+function intParam(ctx: Context, name: string, fallback: number, max: number): number {
+  const raw = ctx.query[name];
+  if (raw === undefined) return fallback;
+  const value = typeof raw === 'string' && /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(value) || value > max)
+    throw new HttpProblem(400, `${name} must be an integer <= ${max}`);
+  return value;
+}
+
+const router = new Router();
+
+router.post('/login', async (ctx) => {
+  const input = (ctx.request.body ?? {}) as Record<string, unknown>;
+  ctx.body = await auth.login(orm.em, input.username, input.password);
+});
+
+router.get('/posts', async (ctx) => {
+  if (secureReads) await auth.requireUser(ctx, orm.em);
+  const limit = intParam(ctx, 'limit', 100, 1000);
+  const offset = intParam(ctx, 'offset', 0, Number.MAX_SAFE_INTEGER);
+  const [posts, total] = await orm.em.findAndCount(Post, {}, { limit, offset, orderBy: { id: 'asc' } });
+  ctx.set('X-Total-Count', String(total));
+  ctx.body = posts.map((post) => wrap(post).toObject());
+});
+
+router.get('/posts/:id', async (ctx) => {
+  const user = secureReads ? await auth.requireUser(ctx, orm.em) : undefined;
+  const post = await loadPost(idOf(ctx));
+  if (user) assertOwnerOrAdmin(post, user);
+  ctx.body = wrap(post).toObject();
+});
+
+router.post('/posts', async (ctx) => {
+  const user = await auth.requireUser(ctx, orm.em);
+  const { title, body } = postInput(ctx, true);
+  const post = orm.em.create(Post, { title: title as string, body: body ?? null, owner: user });
+  await orm.em.persist(post).flush();
+  ctx.status = 201;
+  ctx.set('Location', `/posts/${post.id}`);
+  ctx.body = wrap(post).toObject();
+});
+
+router.put('/posts/:id', async (ctx) => {
+  const user = await auth.requireUser(ctx, orm.em);
+  const post = await loadPost(idOf(ctx));
+  assertOwnerOrAdmin(post, user);
+  const { title, body } = postInput(ctx, false);
+  if (title !== undefined) post.title = title;
+  if (body !== undefined) post.body = body;
+  await orm.em.flush();
+  ctx.body = wrap(post).toObject();
+});
+
+router.delete('/posts/:id', async (ctx) => {
+  const user = await auth.requireUser(ctx, orm.em);
+  const post = await loadPost(idOf(ctx));
+  assertOwnerOrAdmin(post, user);
+  await orm.em.remove(post).flush();
+  ctx.status = 204;
+});
+
+const app = new Koa();
+app.use(problemMiddleware());
+// MikroORM's recipe for Koa: one forked EntityManager per request through AsyncLocalStorage.
+app.use((_ctx, next) => RequestContext.create(orm.em, next));
+app.use(bodyParser());
+app.use(router.routes());
+app.use(router.allowedMethods());
+
+app.listen(env.port, '127.0.0.1', () => telemetry.ready());

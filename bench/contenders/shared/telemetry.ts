@@ -1,0 +1,63 @@
+/**
+ * What a contender reports to the runner over the IPC channel: readiness, event-loop delay
+ * (monitorEventLoopDelay) and memory. Kept out of the HTTP routes so no contender pays for it per request.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+/** Event-loop delay percentiles in milliseconds since the last reset. */
+export interface LoopDelay {
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly mean: number;
+}
+
+/** A message from the runner to a contender. */
+export type RunnerMessage = { readonly type: 'stats' | 'reset'; readonly seq: number };
+
+/** A message from a contender to the runner. */
+export type ContenderMessage =
+  | { readonly type: 'ready'; readonly pid: number }
+  | {
+      readonly type: 'stats';
+      readonly seq: number;
+      readonly rss: number;
+      readonly heapUsed: number;
+      readonly eld: LoopDelay;
+    }
+  | { readonly type: 'reset'; readonly seq: number };
+
+/** Starts the event-loop monitor and answers the runner's `stats`/`reset` requests; exits when the runner goes away. */
+export function startTelemetry(): { ready(): void } {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  const send = (message: ContenderMessage): void => {
+    process.send?.(message);
+  };
+  process.on('message', (raw: RunnerMessage) => {
+    if (raw.type === 'reset') {
+      histogram.reset();
+      send({ type: 'reset', seq: raw.seq });
+      return;
+    }
+    const memory = process.memoryUsage();
+    const ms = (ns: number): number => Math.round(ns / 1e4) / 100;
+    send({
+      type: 'stats',
+      seq: raw.seq,
+      rss: memory.rss,
+      heapUsed: memory.heapUsed,
+      eld: {
+        p50: ms(histogram.percentile(50)),
+        p99: ms(histogram.percentile(99)),
+        max: ms(histogram.max),
+        mean: ms(histogram.mean),
+      },
+    });
+  });
+  // An orphaned contender would keep its port and core busy: follow the runner out.
+  process.on('disconnect', () => process.exit(0));
+  // Exit through process.exit on signals so that --cpu-prof and similar flags write their output.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => process.exit(0));
+  return { ready: () => send({ type: 'ready', pid: process.pid }) };
+}
