@@ -3,7 +3,7 @@
  * segment (so dispatch cost does not grow with the number of models), `/openapi.json`, health
  * endpoints, and a graceful `close()`.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import Koa, { type Middleware, type Next } from 'koa';
 import { ConfigurationError } from './errors.js';
 import { DEFAULT_BODY_LIMIT } from './http/body.js';
@@ -32,8 +32,12 @@ export interface ApplicationOptions {
   readonly proxy?: boolean;
   /** Serve `/health/live` and `/health/ready`. Default true. */
   readonly health?: boolean;
-  /** How long `close()` waits for in-flight requests, in ms. Default 10 000. */
+  /** How long `close()` waits for in-flight requests and then for the adapter, in ms. Default 10 000. */
   readonly shutdownTimeoutMs?: number;
+  /** How long a client may take to send the request headers, in ms (slow-header attacks). Default 10 000. */
+  readonly headersTimeoutMs?: number;
+  /** How long a client may take to send the whole request, in ms. Default 30 000. */
+  readonly requestTimeoutMs?: number;
 }
 
 /** Where `listen`/`run` bind. */
@@ -70,6 +74,8 @@ export class Application {
   private readonly groups = new Map<string, Middleware<AppState>>();
   private readonly descriptions = new Map<ModelClass, ModelDescription>();
   private readonly shutdownTimeoutMs: number;
+  private readonly headersTimeoutMs: number;
+  private readonly requestTimeoutMs: number;
   private server: Server | undefined;
   private closing: Promise<void> | undefined;
 
@@ -90,7 +96,12 @@ export class Application {
     this.adapter = options.adapter;
     this.bodyLimit = bodyLimit;
     this.logger = options.logger ?? consoleLogger;
-    this.shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000;
+    this.shutdownTimeoutMs = positiveMs(options.shutdownTimeoutMs, 10_000, 'shutdownTimeoutMs');
+    this.headersTimeoutMs = positiveMs(options.headersTimeoutMs, 10_000, 'headersTimeoutMs');
+    this.requestTimeoutMs = positiveMs(options.requestTimeoutMs, 30_000, 'requestTimeoutMs');
+    if (this.requestTimeoutMs < this.headersTimeoutMs) {
+      throw new ConfigurationError('Application `requestTimeoutMs` must be at least `headersTimeoutMs`.');
+    }
     this.openapi = new OpenApiRegistry({
       title: options.title,
       ...(options.version === undefined ? {} : { version: options.version }),
@@ -162,11 +173,18 @@ export class Application {
   /** Starts listening; resolves with the server once it is bound. Default `127.0.0.1:8000`. */
   async listen(port = 8000, host = '127.0.0.1'): Promise<Server> {
     if (this.server !== undefined) throw new ConfigurationError('Application is already listening.');
-    const server = this.koa.listen({ port, host });
-    // Slow clients cannot hold a connection open forever (slowloris).
-    server.headersTimeout = 10_000;
-    server.requestTimeout = 30_000;
-    server.keepAliveTimeout = 5_000;
+    // Slow clients cannot hold a connection open (slowloris): Node checks the timeouts every
+    // `connectionsCheckingInterval`, 30 s by default, so check often enough to honour them.
+    const server = createServer(
+      {
+        headersTimeout: this.headersTimeoutMs,
+        requestTimeout: this.requestTimeoutMs,
+        connectionsCheckingInterval: Math.min(1_000, this.headersTimeoutMs),
+        keepAliveTimeout: 5_000,
+      },
+      this.callback(),
+    );
+    server.listen({ port, host });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
@@ -214,6 +232,26 @@ export class Application {
       await closed;
       clearTimeout(deadline);
     }
-    await this.adapter.close();
+    // A database that stopped answering must not hold the process: the adapter gets the same deadline.
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        this.logger.warn(`adapter did not close within ${this.shutdownTimeoutMs} ms; giving up on it`);
+        resolve();
+      }, this.shutdownTimeoutMs);
+      timer.unref();
+    });
+    try {
+      await Promise.race([this.adapter.close(), expired]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
+}
+
+/** A positive whole number of milliseconds from the options, or the default. */
+function positiveMs(value: number | undefined, fallback: number, name: string): number {
+  const ms = value ?? fallback;
+  if (!Number.isInteger(ms) || ms <= 0) throw new ConfigurationError(`Application \`${name}\` must be a positive number of ms.`);
+  return ms;
 }

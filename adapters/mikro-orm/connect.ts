@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import { type IDatabaseDriver, type MetadataProvider, MikroORM, type Options } from '@mikro-orm/core';
 import { ConfigurationError } from '../../lib/errors.js';
 import { mikroOrmOptions } from './options.js';
+import { updateSchemaSafely } from './schema.js';
 
 /** Options of `MikroOrmAdapter.connect()`: a URL, the entities, and any other MikroORM option. */
 export interface MikroOrmConnectOptions
@@ -26,6 +27,16 @@ export interface MikroOrmConnectOptions
   readonly schema?: 'update' | 'create' | 'none';
   /** Log SQL queries. */
   readonly debug?: boolean;
+  /**
+   * How long to wait for a new database connection (or a free one from the pool), in ms, before
+   * answering 503. Default 3 000. PostgreSQL and MySQL/MariaDB.
+   */
+  readonly connectTimeoutMs?: number;
+  /**
+   * How long a PostgreSQL query may wait for the server, in ms, before it fails with 503: a server
+   * that stopped answering (a network partition) must not hold requests. Default 4 000.
+   */
+  readonly queryTimeoutMs?: number;
   /** Connection pool bounds. */
   readonly pool?: {
     /** Connections kept open when idle. */
@@ -107,9 +118,24 @@ async function defaultMetadataProvider(): Promise<(new (...args: never[]) => Met
   }
 }
 
+// Bounded waits, so that a database that stops answering gives 503s instead of hung requests.
+function timeoutOptions(packageName: string, connectMs: number, queryMs: number): Partial<Options> {
+  if (packageName === '@mikro-orm/postgresql') {
+    return { driverOptions: { connectionTimeoutMillis: connectMs, query_timeout: queryMs } };
+  }
+  if (packageName === '@mikro-orm/mysql') return { driverOptions: { connectTimeout: connectMs } };
+  return {};
+}
+
 /** Initialises MikroORM for the URL with koa-model-api's conventions and applies the `schema` option. */
 export async function ormFromUrl(options: MikroOrmConnectOptions): Promise<MikroORM> {
-  const { url, schema = 'none', debug, pool, entities, ...rest } = options;
+  const { url, schema = 'none', debug, pool, entities, connectTimeoutMs = 3_000, queryTimeoutMs = 4_000, ...rest } =
+    options;
+  for (const [name, value] of Object.entries({ connectTimeoutMs, queryTimeoutMs })) {
+    if (!Number.isInteger(value) || value <= 0) {
+      throw new ConfigurationError(`MikroOrmAdapter.connect(): ${name} must be a positive number of ms.`);
+    }
+  }
   if (typeof url !== 'string' || url.length === 0)
     throw new ConfigurationError('MikroOrmAdapter.connect() needs a database url.');
   const choice = driverForUrl(url);
@@ -121,6 +147,7 @@ export async function ormFromUrl(options: MikroOrmConnectOptions): Promise<Mikro
   const config: Partial<Options<IDatabaseDriver>> = {
     // Datetimes are stored in UTC so that every server and client zone reads them back alike.
     forceUtcTimezone: true,
+    ...timeoutOptions(choice.packageName, connectTimeoutMs, queryTimeoutMs),
     ...rest,
     ...choice.connection,
     driver,
@@ -133,7 +160,7 @@ export async function ormFromUrl(options: MikroOrmConnectOptions): Promise<Mikro
   };
   const orm = await MikroORM.init(mikroOrmOptions(config));
   try {
-    if (schema === 'update') await orm.schema.update({ safe: true });
+    if (schema === 'update') await updateSchemaSafely(orm);
     if (schema === 'create') await orm.schema.create();
   } catch (error) {
     await orm.close(true);

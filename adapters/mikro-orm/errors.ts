@@ -49,7 +49,7 @@ const CONNECTION_CODES = new Set([
   'SQLITE_IOERR',
 ]);
 const CONNECTION_MESSAGES =
-  /Connection terminated|connection is closed|Connection lost|Pool is closed|timeout exceeded when trying to connect|Cannot use a pool after calling end|Client has encountered a connection error|database connection is not open|ECONNREFUSED/i;
+  /Connection terminated|Query read timeout|connection is closed|Connection lost|Pool is closed|timeout exceeded when trying to connect|Cannot use a pool after calling end|Client has encountered a connection error|database connection is not open|ECONNREFUSED/i;
 
 type Coded = {
   code?: unknown;

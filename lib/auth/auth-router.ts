@@ -32,7 +32,7 @@ import { adminOnlyPolicy, type OwnerOrAdminOptions, ownerOrAdminPolicy } from '.
 import type { AuthRuntime } from './runtime.js';
 import type { LoginThrottle } from './throttle/login-throttle.js';
 import type { TokenService } from './tokens.js';
-import { bindUserModel, type UserBinding } from './user-binding.js';
+import { assertUsableUsername, bindUserModel, type UserBinding } from './user-binding.js';
 
 /** A Koa app, typed with the framework's state or not. @inline */
 type AnyKoa = Koa<AppState> | Koa;
@@ -86,6 +86,7 @@ export class AuthRouter implements AuthRuntime {
       extraFields: { password: PASSWORD_SCHEMA },
       requiredOnCreate: ['password'],
       prepare: async (data: RawRecord) => {
+        assertUsableUsername(data, this.usernameField);
         if (!Object.hasOwn(data, 'password')) return data;
         const { password, ...rest } = data;
         return { ...rest, hashed_password: await this.hashPassword(password) };

@@ -68,10 +68,20 @@ export function bindUserModel(
     extraFields: REGISTRATION_EXTRA_FIELDS,
     extraRequired: ['password'],
   } as const;
-  const validateRegistration = compileWriteValidator(model, { ...registration, strict: options.strict });
+  const usernameName = username.name;
+  const withUsername =
+    (validate: (body: unknown) => RawRecord) =>
+    (body: unknown): RawRecord => {
+      const data = validate(body);
+      assertUsableUsername(data, usernameName);
+      return data;
+    };
+  const validateRegistration = withUsername(
+    compileWriteValidator(model, { ...registration, strict: options.strict }),
+  );
   const validateStrict = options.strict
     ? validateRegistration
-    : compileWriteValidator(model, { ...registration, strict: true });
+    : withUsername(compileWriteValidator(model, { ...registration, strict: true }));
   const coerceId = (raw: string): RecordId | undefined => {
     const value = parseFieldText(key, raw);
     return typeof value === 'string' || typeof value === 'number' ? value : undefined;
@@ -93,6 +103,14 @@ export function bindUserModel(
     }),
     location: (row) => `/${model.resource}/${encodeURIComponent(String(row[model.primaryKey]))}`,
   };
+}
+
+/** Refuses a login name nobody could log in with (empty or only spaces): 422 naming the field. */
+export function assertUsableUsername(data: Readonly<RawRecord>, field: string): void {
+  const value = data[field];
+  if (typeof value === 'string' && value.trim() === '') {
+    throw ApiError.validation([{ path: field, message: 'must not be empty' }]);
+  }
 }
 
 /** Turns a 422 of the validator into a `ConfigurationError` (for start-up calls such as `ensure_admin`). */

@@ -31,6 +31,11 @@ function toApiError(error: ParserError, limit: number): ApiError {
   if (error.type === 'request.size.invalid')
     return ApiError.badRequest('The request body length does not match Content-Length.');
   if (status !== undefined && status >= 400 && status < 500) return ApiError.malformedJson();
+  // A corrupt gzip/deflate/br stream fails in zlib before any JSON is read: the client's mistake.
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_FORMAT'))) {
+    return ApiError.badRequest('The request body could not be decompressed.');
+  }
   return ApiError.internal(error);
 }
 
@@ -55,6 +60,11 @@ export function bodyReader(options: BodyReaderOptions): (ctx: AppContext) => Pro
         throw ApiError.validation([{ path: '', message: 'a JSON object body is required' }]);
       }
       throw ApiError.unsupportedMediaType(accepted);
+    }
+    // JSON is UTF-8 (RFC 8259); a body declared in another charset would be misread.
+    const charset = ctx.request.charset;
+    if (charset !== '' && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
+      throw new ApiError('unsupported_media_type', 'The request body must be encoded in UTF-8.');
     }
     await parse(ctx as unknown as Context, async () => {});
     return ctx.request.body;
