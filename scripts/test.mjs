@@ -4,6 +4,14 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 17)) {
+  console.error(
+    `Node ${process.versions.node} is too old (MikroORM 7 needs >= 22.17): run \`npm test\`, which uses the pinned Node 24.`,
+  );
+  process.exit(1);
+}
+
 const root = join(import.meta.dirname, '..', 'dist', 'spec');
 const filters = process.argv.slice(2);
 

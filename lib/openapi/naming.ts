@@ -20,8 +20,14 @@ export function humanize(text: string): string {
     .toLowerCase();
 }
 
-/** `a` or `an` before a word, by its first letter (good enough for summaries). */
+// Vowel letters that sound like a consonant ("a user", "a one-off") and silent h's ("an hour").
+const CONSONANT_SOUND = /^(u[bcdfgjklmnprstvz][aeiou]|uni|use|usu|ure|eu|ewe|one|once)/i;
+const VOWEL_SOUND = /^(hour|honest|honou?r|heir)/i;
+
+/** `a` or `an` before a word, by how it sounds in the common cases (`a user`, `an item`, `an hour`). */
 export function article(word: string): string {
+  if (VOWEL_SOUND.test(word)) return 'an';
+  if (CONSONANT_SOUND.test(word)) return 'a';
   return /^[aeiou]/i.test(word) ? 'an' : 'a';
 }
 

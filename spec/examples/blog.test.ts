@@ -3,11 +3,12 @@
  * dist/examples/blog/main.js), walked through a user story over HTTP, then stopped with SIGTERM.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { type BlogProcess, blogMainPath, startBlog } from '../support/blog-process.js';
 import {
   createTestDatabase,
   type DatabaseTarget,
@@ -18,47 +19,6 @@ import {
 import { repoRoot } from '../support/paths.js';
 
 const ADMIN = { username: 'root_admin', password: 'admin password 123', email: 'admin@example.com' };
-
-interface Started {
-  readonly child: ChildProcess;
-  readonly base: string;
-  readonly output: () => string;
-}
-
-/** Starts the example with the given environment; resolves once it logged where it listens. */
-function startBlog(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, [join(repoRoot(), 'dist', 'examples', 'blog', 'main.js')], {
-    cwd: repoRoot(),
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`example did not start:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+) — docs at \S+\/docs/.exec(output);
-      if (match !== null) {
-        clearTimeout(timer);
-        resolve({ child, base: match[1] as string, output: () => output });
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`example exited with ${code}:\n${output}`));
-    });
-  });
-}
-
-function stop(started: Started): Promise<number | null> {
-  return new Promise((resolve) => {
-    started.child.removeAllListeners('exit');
-    started.child.once('exit', (code) => resolve(code));
-    started.child.kill('SIGTERM');
-  });
-}
 
 async function call(
   base: string,
@@ -90,7 +50,7 @@ const targets = databaseTargets().filter((target): target is DatabaseTarget => t
 for (const target of targets) {
   describe(`example blog on ${target}`, await requireTarget(target), () => {
     let database: TestDatabase;
-    let started: Started;
+    let started: BlogProcess;
     let folder: string;
 
     before(async () => {
@@ -109,7 +69,7 @@ for (const target of targets) {
     });
 
     after(async () => {
-      if (started !== undefined && started.child.exitCode === null) await stop(started);
+      if (started !== undefined && started.child.exitCode === null) await started.stop();
       await database?.drop();
       rmSync(folder, { recursive: true, force: true });
     });
@@ -194,7 +154,7 @@ for (const target of targets) {
     });
 
     it('stops on SIGTERM with exit code 0', async () => {
-      assert.equal(await stop(started), 0);
+      assert.equal(await started.stop(), 0);
     });
   });
 }
@@ -203,7 +163,7 @@ describe('example blog configuration', () => {
   it('refuses to start in production without JWT_SECRET', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'kma-blog-'));
     try {
-      const child = spawn(process.execPath, [join(repoRoot(), 'dist', 'examples', 'blog', 'main.js')], {
+      const child = spawn(process.execPath, [blogMainPath()], {
         cwd: repoRoot(),
         env: {
           ...process.env,
