@@ -22,6 +22,7 @@ import { isConnectionError, toApiError } from './errors.js';
 import { type Lookup, prepareLookup } from './lookup.js';
 import { buildPlan, decodeRow, encodeData, type FieldPlan, type ModelPlan, ROOT_ALIAS } from './plan.js';
 import { orderByOf, whereOf } from './query.js';
+import { updateSchemaSafely } from './schema.js';
 
 /** Options of `new MikroOrmAdapter(orm, options)`. */
 export interface MikroOrmAdapterOptions {
@@ -202,7 +203,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
 
   /** Development helper: adds what the entities need and is missing (MikroORM `orm.schema.update({ safe: true })`: never drops a table or column). */
   async updateSchema(): Promise<void> {
-    await this.orm.schema.update({ safe: true });
+    await updateSchemaSafely(this.orm);
   }
 
   /** Development helper: drops the tables of every entity (MikroORM `orm.schema.drop()`). */
