@@ -4,7 +4,7 @@
  * contenders rotated, repeats) and writes the results file and docs/benchmarks.md.
  *
  *   npm run bench                      # full run, both backends
- *   npm run bench:smoke                # CI: 1 s per scenario, SQLite, fails unless everything runs and agrees
+ *   npm run bench:smoke                # CI: 0.5 s per scenario, SQLite, fails unless everything runs and agrees
  *   node dist/bench/run.js --backend sqlite --only get_by_id,list_20 --duration 5
  */
 import { randomBytes } from 'node:crypto';
@@ -23,6 +23,7 @@ import { compareAnswers, login, type ProbeAnswer, probe, type Tokens } from './l
 import { ContenderProcess } from './lib/process.js';
 import { writeDocs } from './lib/report.js';
 import type { ResultsFile, RunRecord } from './lib/results.js';
+import type { LaunchRequest, OwnScenario, SharedScenario } from './lib/scenario-types.js';
 import { SCENARIOS, type Scenario, type Timing } from './lib/scenarios.js';
 
 const here = import.meta.dirname;
@@ -93,6 +94,7 @@ const start = (
   spec: ContenderSpec,
   url: string,
   profile: Profile,
+  extraEnv?: Readonly<Record<string, string>>,
 ): Promise<ContenderProcess> =>
   ContenderProcess.start({
     script: join(here, spec.script),
@@ -100,6 +102,11 @@ const start = (
     jwtSecret: env.secret,
     profile,
     cpu: env.serverCpu,
+    ...(extraEnv === undefined ? {} : { env: extraEnv }),
+    // --profile: the framework's CPU profiles, one file per process, written when it exits.
+    ...(env.options.profileDir !== undefined && spec.name === 'framework'
+      ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${env.options.profileDir}`] }
+      : {}),
   });
 
 /** Starts the contenders together (startup mostly waits on module loading and the database); on failure the started ones are still in `into` for cleanup. */
@@ -142,22 +149,74 @@ function record(
     );
   }
   const line =
-    scenario.name === 'memory'
-      ? `idle ${fmt((metrics.idle_rss ?? 0) / 2 ** 20, 1)} MiB, ${metrics.connections} conns ${fmt((metrics.connected_rss ?? 0) / 2 ** 20, 1)} MiB`
-      : scenario.name === 'login_storm'
-        ? `GET p99 idle ${fmt(metrics.idle_p99, 1)} ms, storm ${fmt(metrics.storm_p99, 1)} ms, logins ${fmt(metrics.login_rps, 1)}/s`
-        : `${fmt(metrics.rps)} req/s  p50 ${fmt(metrics.p50, 1)} ms  p99 ${fmt(metrics.p99, 1)} ms  eld p99 ${fmt(metrics.eld_p99, 1)} ms${bad > 0 ? `  (${bad} non-2xx/errors)` : ''}`;
+    scenario.profile === 'own'
+      ? ownSummary(metrics)
+      : scenario.name === 'memory'
+        ? `idle ${fmt((metrics.idle_rss ?? 0) / 2 ** 20, 1)} MiB, ${metrics.connections} conns ${fmt((metrics.connected_rss ?? 0) / 2 ** 20, 1)} MiB`
+        : scenario.name === 'login_storm'
+          ? `GET p99 idle ${fmt(metrics.idle_p99, 1)} ms, storm ${fmt(metrics.storm_p99, 1)} ms, logins ${fmt(metrics.login_rps, 1)}/s`
+          : `${fmt(metrics.rps)} req/s  p50 ${fmt(metrics.p50, 1)} ms  p99 ${fmt(metrics.p99, 1)} ms  eld p99 ${fmt(metrics.eld_p99, 1)} ms${bad > 0 ? `  (${bad} non-2xx/errors)` : ''}`;
   console.log(
-    `  [${env.db.backend} r${repeat + 1}] ${scenario.name.padEnd(12)} ${spec.name.padEnd(12)} ${line}`,
+    `  [${env.db.backend} r${repeat + 1}] ${scenario.name.padEnd(15)} ${spec.name.padEnd(12)} ${line}`,
   );
 }
 
-/** One repeat on one backend: fresh database copies, both profiles, then the memory scenario. */
+/** The console line of a scenario that starts its own processes. */
+function ownSummary(metrics: RunRecord['metrics']): string {
+  const keys = Object.keys(metrics).filter((key) => key.endsWith('_rps') || key === 'growth');
+  return keys
+    .map((key) =>
+      key === 'growth'
+        ? `growth ${fmt((metrics[key] ?? 0) * 100, 1)} %`
+        : `${key.slice(0, -4)} ${fmt(metrics[key])}/s`,
+    )
+    .join('  ')
+    .slice(0, 400);
+}
+
+/** Runs the scenarios that start their own processes, on every contender they measure. */
+async function runOwn(
+  env: RepeatEnv,
+  order: readonly ContenderSpec[],
+  urls: ReadonlyMap<ContenderName, string>,
+  scenarios: readonly OwnScenario[],
+  repeat: number,
+): Promise<void> {
+  for (const scenario of scenarios) {
+    if (scenario.once === true && repeat > 0) continue;
+    for (const spec of order.filter((c) => scenario.contenders.includes(c.name))) {
+      const launched: ContenderProcess[] = [];
+      const dbUrl = urls.get(spec.name) as string;
+      try {
+        const metrics = await scenario.run({
+          data: env.data,
+          db: env.db,
+          dbUrl,
+          timing: env.timing,
+          settings: env.options,
+          launch: async (request: LaunchRequest) => {
+            const proc = await start(env, spec, request.databaseUrl ?? dbUrl, request.profile, request.env);
+            launched.push(proc);
+            return proc;
+          },
+        });
+        record(env, spec, scenario, repeat, metrics);
+      } finally {
+        for (const proc of launched) await proc.stop();
+      }
+      await sleep(env.timing.settleSeconds * 200);
+    }
+  }
+}
+
+/** One repeat on one backend: fresh database copies, both profiles, the memory scenario, then the scenarios with processes of their own. */
 async function runRepeat(env: RepeatEnv, order: readonly ContenderSpec[], repeat: number): Promise<void> {
   const urls = new Map<ContenderName, string>();
   for (const spec of order) urls.set(spec.name, await env.db.copy(spec.name));
   const writeRates = new Map<ContenderName, number>();
-  const selected = SCENARIOS.filter((s) => env.options.scenarios.includes(s.name));
+  const chosen = SCENARIOS.filter((s) => env.options.scenarios.includes(s.name));
+  const selected = chosen.filter((s): s is SharedScenario => s.profile !== 'own');
+  const own = chosen.filter((s): s is OwnScenario => s.profile === 'own');
   try {
     for (const profile of ['open', 'secure'] as const) {
       const scenarios = selected.filter((s) => s.profile === profile);
@@ -209,6 +268,7 @@ async function runRepeat(env: RepeatEnv, order: readonly ContenderSpec[], repeat
         for (const proc of fresh.values()) await proc.stop();
       }
     }
+    await runOwn(env, order, urls, own, repeat);
   } finally {
     for (const url of urls.values()) await env.db.drop(url);
   }

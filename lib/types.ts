@@ -133,8 +133,13 @@ export interface ListQuery {
   readonly limit: number;
   /** Number of matching rows to skip before the first returned one. */
   readonly offset: number;
-  /** Count the rows matching `filters` (ignoring limit and offset). */
+  /** Count the rows matching `filters` (ignoring limit, offset and after). */
   readonly withTotal: boolean;
+  /**
+   * Keyset position: one value per sort key (same order, already coerced like filter values, never
+   * null). Only rows strictly after it in the sort order are returned; `offset` is then 0.
+   */
+  readonly after?: readonly unknown[];
 }
 
 /** What an adapter returns for a list query. */

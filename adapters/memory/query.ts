@@ -134,7 +134,28 @@ export function runListQuery(
 ): { rows: RawRecord[]; total?: number } {
   const matches = compileFilters(model, query.filters);
   const selected = [...rows].filter(matches);
-  if (query.sort.length > 0) selected.sort(compileSort(model, query.sort));
-  const page = selected.slice(query.offset, query.offset + query.limit);
+  const compare = compileSort(model, query.sort);
+  if (query.sort.length > 0) selected.sort(compare);
+  const start = query.after === undefined ? query.offset : keysetStart(model, query, selected, compare);
+  const page = selected.slice(start, start + query.limit);
   return query.withTotal ? { rows: page, total: selected.length } : { rows: page };
+}
+
+/** Index of the first sorted row strictly after the keyset position (rows are already in order). */
+function keysetStart(
+  model: ModelDescription,
+  query: ListQuery,
+  sorted: readonly RawRecord[],
+  compare: (a: RawRecord, b: RawRecord) => number,
+): number {
+  const after = query.after ?? [];
+  if (after.length !== query.sort.length)
+    throw ApiError.invalidQuery('after: one value per sort key is needed.');
+  const pivot: RawRecord = {};
+  query.sort.forEach((key, index) => {
+    const field = fieldOf(model, key.field, 'sort');
+    pivot[field.name] = operand(field, after[index], 'after');
+  });
+  const index = sorted.findIndex((row) => compare(row, pivot) > 0);
+  return index === -1 ? sorted.length : index;
 }

@@ -1,8 +1,9 @@
 /**
  * `MikroOrmAdapter`: the core's `OrmAdapter` over MikroORM 7 (SQLite, PostgreSQL, MySQL/MariaDB).
  * Reads go through the query builder and come back as plain rows (no entity hydration, no
- * serializer); writes go through the unit of work, so MikroORM's hooks, `onCreate`/`onUpdate`
- * and cascades behave as in any MikroORM application.
+ * serializer). Writes go through the unit of work, so MikroORM's hooks, `onCreate`/`onUpdate`
+ * and cascades behave as in any MikroORM application — except for models where the unit of work
+ * would only run the statement itself: those write with one statement (direct-writes.ts).
  */
 import { DriverException, type EntityManager, ValidationError, wrap } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
@@ -18,16 +19,38 @@ import type {
 } from '../../lib/types.js';
 import { type MikroOrmConnectOptions, ormFromUrl } from './connect.js';
 import type { AnyMikroORM } from './describe.js';
+import {
+  type DirectWrites,
+  directDelete,
+  directInsert,
+  directUpdate,
+  planDirectWrites,
+  quietEvents,
+} from './direct-writes.js';
 import { isConnectionError, toApiError } from './errors.js';
 import { type Lookup, prepareLookup } from './lookup.js';
-import { buildPlan, decodeRow, encodeData, type FieldPlan, type ModelPlan, ROOT_ALIAS } from './plan.js';
-import { orderByOf, whereOf } from './query.js';
+import {
+  buildPlan,
+  decodeRow,
+  dialectOf,
+  encodeData,
+  type FieldPlan,
+  type ModelPlan,
+  ROOT_ALIAS,
+} from './plan.js';
+import { listWhereOf, orderByOf, whereOf } from './query.js';
 import { updateSchemaSafely } from './schema.js';
+import { StatementRunner } from './statements.js';
 
 /** Options of `new MikroOrmAdapter(orm, options)`. */
 export interface MikroOrmAdapterOptions {
   /** The adapter's name in logs and reports; defaults to `mikro-orm:<platform>`. */
   readonly name?: string;
+  /**
+   * Let writes to models with nothing for the unit of work to do (no hooks, subscribers, cascades…)
+   * run as one `INSERT/UPDATE … RETURNING` or `DELETE` statement (default true; see direct-writes.ts).
+   */
+  readonly directWrites?: boolean;
 }
 
 type Row = Record<string, unknown>;
@@ -55,6 +78,9 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   /** The MikroORM instance (for `orm.em.fork()`, migrations, or anything the adapter does not cover). */
   readonly orm: AnyMikroORM;
   readonly #plans = new Map<ModelClass, ModelPlan>();
+  readonly #direct = new Map<ModelPlan, DirectWrites>();
+  readonly #directWrites: boolean;
+  readonly #statements: StatementRunner;
   readonly #lookups = new Map<FieldPlan, Lookup | null>();
 
   /**
@@ -71,6 +97,8 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     }
     this.orm = orm;
     this.name = options.name ?? platformName(orm);
+    this.#directWrites = options.directWrites ?? true;
+    this.#statements = new StatementRunner(orm, dialectOf(orm.em.getPlatform()));
   }
 
   /**
@@ -100,8 +128,10 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     const plan = this.#plan(model);
     try {
       const where = whereOf(plan, query.filters);
+      // The total counts every row the filters match, wherever the keyset page starts.
+      const pageWhere = query.after === undefined ? where : listWhereOf(plan, query);
       const rowsQuery =
-        query.limit > 0 ? this.#select(session, plan, where, query) : Promise.resolve([] as Row[]);
+        query.limit > 0 ? this.#select(session, plan, pageWhere, query) : Promise.resolve([] as Row[]);
       const totalQuery = query.withTotal ? this.#count(session, plan, where) : Promise.resolve(undefined);
       const [rows, total] = await Promise.all([rowsQuery, totalQuery]);
       return { rows: rows.map((row) => decodeRow(plan, row)), ...(total === undefined ? {} : { total }) };
@@ -131,6 +161,17 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   async create(session: EntityManager, model: ModelClass, data: Readonly<RawRecord>): Promise<RawRecord> {
     const plan = this.#plan(model);
     const values = encodeData(plan, data);
+    const direct = this.#directFor(plan, session, 'insert');
+    if (direct !== undefined) {
+      let inserted: Awaited<ReturnType<typeof directInsert>>;
+      try {
+        inserted = await directInsert(session, plan, direct, values, this.#statements);
+      } catch (error) {
+        throw this.#writeError(error, plan, values);
+      }
+      if ('row' in inserted) return decodeRow(plan, inserted.row);
+      return this.#readBack(session, plan, inserted.id);
+    }
     let id: unknown;
     try {
       const entity = session.create(plan.entity as AnyEntity, values as AnyEntity) as object;
@@ -140,6 +181,11 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       session.clear();
       throw this.#writeError(error, plan, values);
     }
+    return this.#readBack(session, plan, id);
+  }
+
+  /** The row just inserted with this key. */
+  async #readBack(session: EntityManager, plan: ModelPlan, id: unknown): Promise<RawRecord> {
     const stored = await this.#first(session, plan, { [plan.primary.field.name]: id });
     if (stored === undefined)
       throw ApiError.internal(new Error(`${plan.description.name} ${String(id)} vanished after insert.`));
@@ -154,11 +200,24 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   ): Promise<RawRecord | undefined> {
     const plan = this.#plan(model);
     const key = { [plan.primary.field.name]: plan.primary.encode(id) };
-    const entity = await this.#load(session, plan, key);
-    if (entity === undefined) return undefined;
     // A row keeps its key: the contract never lets a route change a primary key.
     const { [plan.primary.field.name]: _key, ...changes } = data;
     const values = encodeData(plan, changes);
+    const direct = this.#directFor(plan, session, 'update');
+    if (direct !== undefined) {
+      if (Object.keys(values).length === 0) return this.#first(session, plan, key);
+      let updated: Row | undefined | true;
+      try {
+        updated = await directUpdate(session, plan, direct, key, values, this.#statements);
+      } catch (error) {
+        if (isMalformedKey(error)) return undefined;
+        throw this.#writeError(error, plan, values);
+      }
+      if (updated === true) return this.#first(session, plan, key);
+      return updated === undefined ? undefined : decodeRow(plan, updated);
+    }
+    const entity = await this.#load(session, plan, key);
+    if (entity === undefined) return undefined;
     try {
       session.assign(entity as AnyEntity, values as AnyEntity, { updateNestedEntities: false });
       await session.flush();
@@ -171,7 +230,16 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
 
   async delete(session: EntityManager, model: ModelClass, id: RecordId): Promise<boolean> {
     const plan = this.#plan(model);
-    const entity = await this.#load(session, plan, { [plan.primary.field.name]: plan.primary.encode(id) });
+    const key = { [plan.primary.field.name]: plan.primary.encode(id) };
+    if (this.#directFor(plan, session, 'delete') !== undefined) {
+      try {
+        return await directDelete(session, plan, key, this.#statements);
+      } catch (error) {
+        if (isMalformedKey(error)) return false;
+        throw toApiError(this.#driverError(error), { meta: plan.meta, operation: 'delete' });
+      }
+    }
+    const entity = await this.#load(session, plan, key);
     if (entity === undefined) return false;
     try {
       await session.remove(entity).flush();
@@ -220,6 +288,21 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     return plan;
   }
 
+  /** How this write may skip the unit of work, or undefined when it must not (see direct-writes.ts). */
+  #directFor(
+    plan: ModelPlan,
+    session: EntityManager,
+    kind: 'insert' | 'update' | 'delete',
+  ): DirectWrites | undefined {
+    if (!this.#directWrites) return undefined;
+    let direct = this.#direct.get(plan);
+    if (direct === undefined) {
+      direct = planDirectWrites(plan, this.orm.em.getPlatform().usesReturningStatement());
+      this.#direct.set(plan, direct);
+    }
+    return direct[kind] && quietEvents(session) ? direct : undefined;
+  }
+
   #queryBuilder(session: EntityManager, plan: ModelPlan) {
     return (session as unknown as SqlEntityManager).createQueryBuilder(plan.entity as AnyEntity, ROOT_ALIAS);
   }
@@ -231,13 +314,23 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       .orderBy(orderByOf(plan, query.sort) as AnyEntity)
       .limit(query.limit, query.offset);
     if (plan.filtered) await qb.applyFilters();
-    return (await qb.execute('all', true)) as Row[];
+    const { sql, params } = qb.toQuery();
+    const rows = await this.#statements.all(session, sql, params);
+    return rows.map((row) => this.#mapped(plan, row));
   }
 
   async #count(session: EntityManager, plan: ModelPlan, where: Row): Promise<number> {
-    const qb = this.#queryBuilder(session, plan).where(where);
+    const qb = this.#queryBuilder(session, plan).count().where(where);
     if (plan.filtered) await qb.applyFilters();
-    return qb.getCount();
+    const { sql, params } = qb.toQuery();
+    const row = await this.#statements.get(session, sql, params);
+    // PostgreSQL's count(*) is a bigint, which pg hands over as a string.
+    return row === undefined ? 0 : Number(row.count);
+  }
+
+  /** A database row (column names) as MikroORM maps it (property names). */
+  #mapped(plan: ModelPlan, row: Row): Row {
+    return this.orm.em.getDriver().mapResult(row as AnyEntity, plan.meta) as Row;
   }
 
   /** The row whose `field` equals `value`, through a lookup prepared once per field when possible. */
@@ -249,7 +342,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   ): Promise<RawRecord | undefined> {
     let lookup = this.#lookups.get(field);
     if (lookup === undefined) {
-      lookup = prepareLookup(this.orm, plan, field) ?? null;
+      lookup = prepareLookup(this.orm, plan, field, this.#statements) ?? null;
       this.#lookups.set(field, lookup);
     }
     if (lookup === null) return this.#first(session, plan, { [field.field.name]: value });
@@ -280,8 +373,9 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
         .where(where)
         .limit(1);
       if (plan.filtered) await qb.applyFilters();
-      const row = (await qb.execute('get', true)) as Row | undefined | null;
-      return row == null ? undefined : decodeRow(plan, row);
+      const { sql, params } = qb.toQuery();
+      const row = await this.#statements.get(session, sql, params);
+      return row == null ? undefined : decodeRow(plan, this.#mapped(plan, row));
     } catch (error) {
       if (isMalformedKey(error)) return undefined;
       throw toApiError(this.#driverError(error), { meta: plan.meta, operation: 'read' });

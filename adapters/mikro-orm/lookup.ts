@@ -1,11 +1,13 @@
 /**
  * Single-row lookups by one field (`get` by key, `findBy`) with the SQL built once per field:
- * these run on every request that carries an id or a token, so they skip the query builder.
+ * these run on every request that carries an id or a token, so they skip the query builder and
+ * run as statements prepared once (statements.ts).
  */
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { AnyMikroORM } from './describe.js';
 import { type FieldPlan, type ModelPlan, ROOT_ALIAS } from './plan.js';
+import type { StatementRunner } from './statements.js';
 
 type Row = Record<string, unknown>;
 
@@ -19,7 +21,12 @@ const SENTINEL = '\u0000koa-model-api:lookup\u0000';
  * The lookup of `field`, or undefined when it cannot be prepared: MikroORM filters apply (they
  * depend on the session), or the value is converted for the database (the sentinel is not found).
  */
-export function prepareLookup(orm: AnyMikroORM, plan: ModelPlan, field: FieldPlan): Lookup | undefined {
+export function prepareLookup(
+  orm: AnyMikroORM,
+  plan: ModelPlan,
+  field: FieldPlan,
+  runner: StatementRunner,
+): Lookup | undefined {
   if (plan.filtered) return undefined;
   const em = orm.em.fork() as unknown as SqlEntityManager;
   const { sql, params } = em
@@ -36,9 +43,7 @@ export function prepareLookup(orm: AnyMikroORM, plan: ModelPlan, field: FieldPla
     const values = [...params];
     values[slot] = value;
     // The primary connection, as the query builder uses by default: reads see the session's writes.
-    const row = (await session
-      .getConnection()
-      .execute(sql, values, 'get', session.getTransactionContext())) as Row | undefined;
+    const row = await runner.get(session, sql, values);
     return row == null ? undefined : (driver.mapResult(row, plan.meta) as Row);
   };
 }

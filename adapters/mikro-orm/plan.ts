@@ -16,6 +16,8 @@ export interface FieldPlan {
   readonly select: string | object;
   readonly decode: Decoder;
   readonly encode: Encoder;
+  /** The value keyset comparisons use: `encode`, except where the column orders otherwise. */
+  readonly encodeKeyset: Encoder;
 }
 
 /** Everything the adapter needs for one model. */
@@ -64,6 +66,24 @@ function selectOf(field: FieldDescription, prop: EntityProperty, dialect: Dialec
   return prop.name;
 }
 
+/**
+ * MySQL and MariaDB sort a native ENUM column by the position of its items but compare it with a
+ * string as a string: keyset comparisons then use the position (1-based), which they compare by.
+ */
+function keysetEncoderOf(prop: EntityProperty, dialect: Dialect, encode: Encoder): Encoder {
+  const items = prop.items;
+  const native = /^enum\s*\(/i.test(prop.columnTypes?.[0] ?? '');
+  if (
+    dialect !== 'mysql' ||
+    !native ||
+    items === undefined ||
+    !items.every((item) => typeof item === 'string')
+  )
+    return encode;
+  const positions = new Map(items.map((item, index) => [item, index + 1]));
+  return (value) => positions.get(value as string) ?? encode(value);
+}
+
 /** Builds the plan of a model; throws `ConfigurationError` for what the core cannot serve. */
 export function buildPlan(orm: AnyMikroORM, model: ModelClass): ModelPlan {
   const description = buildModelDescription(modelFacts(orm, model));
@@ -74,12 +94,14 @@ export function buildPlan(orm: AnyMikroORM, model: ModelClass): ModelPlan {
     const prop = meta.properties[field.name as keyof typeof meta.properties] as EntityProperty;
     // A relation's value is the referenced key: convert it as that key's property.
     const valueProp = prop.targetMeta?.getPrimaryProps()[0] ?? prop;
+    const encode = encoderFor(field.type, valueProp);
     return {
       field,
       prop,
       select: selectOf(field, prop, dialect),
       decode: decoderFor(field.type, valueProp, platform),
-      encode: encoderFor(field.type, valueProp),
+      encode,
+      encodeKeyset: keysetEncoderOf(prop, dialect, encode),
     };
   });
   const byName = new Map(fields.map((plan) => [plan.field.name, plan]));

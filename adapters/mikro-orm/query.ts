@@ -72,3 +72,44 @@ export function orderByOf(plan: ModelPlan, sort: ListQuery['sort']): Record<stri
   if (!sort.some((key) => key.field === primaryKey)) order.push({ [primaryKey]: 'asc' });
   return order;
 }
+
+/**
+ * The keyset condition "after these sort values": for keys a, b, c with directions, the rows where
+ * a ≻ x, or a = x and b ≻ y, or a = x and b = y and c ≻ z (≻ is > ascending, < descending). It
+ * leads with the bound a ⪰ x, which gives the database a range on the first key to scan an index
+ * from instead of a disjunction to evaluate row by row. Sort keys are never NULL here: the core
+ * refuses keyset paging on nullable fields.
+ */
+export function keysetOf(plan: ModelPlan, sort: ListQuery['sort'], after: readonly unknown[]): Condition {
+  const keys = sort.map((key, index) => {
+    const field = plan.byName.get(key.field);
+    if (field === undefined) throw new Error(`Unknown sort field ${key.field}`);
+    return { name: key.field, asc: key.direction === 'asc', value: field.encodeKeyset(after[index]) };
+  });
+  const last = keys[keys.length - 1];
+  if (last === undefined) return {};
+  let tail: Condition = { [last.name]: { [last.asc ? '$gt' : '$lt']: last.value } };
+  for (let i = keys.length - 2; i >= 0; i--) {
+    const key = keys[i] as (typeof keys)[number];
+    tail = {
+      $or: [
+        { [key.name]: { [key.asc ? '$gt' : '$lt']: key.value } },
+        { $and: [{ [key.name]: key.value }, tail] },
+      ],
+    };
+  }
+  const first = keys[0] as (typeof keys)[number];
+  return keys.length === 1
+    ? tail
+    : { $and: [{ [first.name]: { [first.asc ? '$gte' : '$lte']: first.value } }, tail] };
+}
+
+/** The `where` of a list: its filters and, when paging by keyset, the position after the cursor. */
+export function listWhereOf(plan: ModelPlan, query: ListQuery): Condition {
+  const where = whereOf(plan, query.filters);
+  if (query.after === undefined) return where;
+  const keyset = keysetOf(plan, query.sort, query.after);
+  return Object.keys(where).length === 0 && Object.getOwnPropertySymbols(where).length === 0
+    ? keyset
+    : { $and: [where, keyset] };
+}

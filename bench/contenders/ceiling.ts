@@ -94,8 +94,9 @@ async function collection(req: IncomingMessage, res: ServerResponse, query: URLS
     const { rows, total } = await store.listPosts(
       intParam(query, 'limit', 100, 1000),
       intParam(query, 'offset', 0, Number.MAX_SAFE_INTEGER),
+      query.get('count') !== 'false',
     );
-    sendJson(res, 200, rows, { 'x-total-count': String(total) });
+    sendJson(res, 200, rows, total === undefined ? {} : { 'x-total-count': String(total) });
   } else if (req.method === 'POST') {
     const user = await requireUser(req);
     const input = await readJson(req);

@@ -5,15 +5,26 @@
  */
 import { MikroOrmAdapter } from '../../adapters/mikro-orm/index.js';
 import { Application, AuthRouter, CrudRouter } from '../../lib/index.js';
+import { FrameworkModel } from '../../lib/model/framework-model.js';
 import { Post, User } from './framework/entities.js';
 import { JWT_AUDIENCE, JWT_ISSUER, POOL_MAX, readEnv, TOKEN_TTL_SECONDS } from './shared/env.js';
+import { modelCount, sweepModels } from './shared/sweep.js';
 import { startTelemetry } from './shared/telemetry.js';
 
 const telemetry = startTelemetry();
 const env = readEnv();
+// The route sweep's extra models (none unless BENCH_MODELS > 1).
+const extra = sweepModels(
+  modelCount(),
+  () =>
+    class extends FrameworkModel {
+      declare id: number;
+      declare title: string;
+    },
+);
 const adapter = await MikroOrmAdapter.connect({
   url: env.databaseUrl,
-  entities: [User, Post],
+  entities: [User, Post, ...extra.map((sweep) => sweep.schema)],
   pool: { max: POOL_MAX },
 });
 const app = new Application({ title: 'bench', adapter });
@@ -29,6 +40,8 @@ const auth = new AuthRouter({
   throttle: false,
 });
 auth.register_routes(app);
+// Registered before posts, so that a router matching routes in order would meet them all first.
+for (const sweep of extra) new CrudRouter({ model: sweep.model }).register_routes(app);
 const ownerOrAdmin = auth.owner_or_admin(Post);
 new CrudRouter(
   env.profile === 'secure'

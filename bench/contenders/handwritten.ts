@@ -12,11 +12,24 @@ import { Post, type User } from './handwritten/entities.js';
 import { HttpProblem, problemMiddleware } from './handwritten/errors.js';
 import { openOrm } from './handwritten/orm.js';
 import { parseId, readEnv } from './shared/env.js';
+import { modelCount, sweepModels } from './shared/sweep.js';
 import { startTelemetry } from './shared/telemetry.js';
 
 const telemetry = startTelemetry();
 const env = readEnv();
-const orm = await openOrm(env.databaseUrl);
+// The route sweep's extra models (none unless BENCH_MODELS > 1).
+const extra = sweepModels(
+  modelCount(),
+  () =>
+    class Sweep {
+      id!: number;
+      title!: string;
+    },
+);
+const orm = await openOrm(
+  env.databaseUrl,
+  extra.map((sweep) => sweep.schema),
+);
 const auth = new Auth(env.jwtSecret);
 const secureReads = env.profile === 'secure';
 
@@ -67,6 +80,43 @@ function intParam(ctx: Context, name: string, fallback: number, max: number): nu
 
 const router = new Router();
 
+// The route sweep's models get the same five routes, registered before posts.
+for (const { model, path } of extra) {
+  const find = async (ctx: Context) => {
+    const row = await orm.em.findOne(model, idOf(ctx));
+    if (!row) throw new HttpProblem(404, 'Not found');
+    return row;
+  };
+  router.get(path, async (ctx) => {
+    const limit = intParam(ctx, 'limit', 100, 1000);
+    const offset = intParam(ctx, 'offset', 0, Number.MAX_SAFE_INTEGER);
+    const [rows, total] = await orm.em.findAndCount(model, {}, { limit, offset, orderBy: { id: 'asc' } });
+    ctx.set('X-Total-Count', String(total));
+    ctx.body = rows.map((row) => wrap(row).toObject());
+  });
+  router.post(path, async (ctx) => {
+    const { title } = postInput(ctx, true);
+    const row = orm.em.create(model, { title: title as string });
+    await orm.em.persist(row).flush();
+    ctx.status = 201;
+    ctx.body = wrap(row).toObject();
+  });
+  router.get(`${path}/:id`, async (ctx) => {
+    ctx.body = wrap(await find(ctx)).toObject();
+  });
+  router.put(`${path}/:id`, async (ctx) => {
+    const row = await find(ctx);
+    const { title } = postInput(ctx, false);
+    if (title !== undefined) row.title = title;
+    await orm.em.flush();
+    ctx.body = wrap(row).toObject();
+  });
+  router.delete(`${path}/:id`, async (ctx) => {
+    await orm.em.remove(await find(ctx)).flush();
+    ctx.status = 204;
+  });
+}
+
 router.post('/login', async (ctx) => {
   const input = (ctx.request.body ?? {}) as Record<string, unknown>;
   ctx.body = await auth.login(orm.em, input.username, input.password);
@@ -76,7 +126,13 @@ router.get('/posts', async (ctx) => {
   if (secureReads) await auth.requireUser(ctx, orm.em);
   const limit = intParam(ctx, 'limit', 100, 1000);
   const offset = intParam(ctx, 'offset', 0, Number.MAX_SAFE_INTEGER);
-  const [posts, total] = await orm.em.findAndCount(Post, {}, { limit, offset, orderBy: { id: 'asc' } });
+  const options = { limit, offset, orderBy: { id: 'asc' } } as const;
+  // `count=false` skips the total, as every contender does.
+  if (ctx.query.count === 'false') {
+    ctx.body = (await orm.em.find(Post, {}, options)).map((post) => wrap(post).toObject());
+    return;
+  }
+  const [posts, total] = await orm.em.findAndCount(Post, {}, options);
   ctx.set('X-Total-Count', String(total));
   ctx.body = posts.map((post) => wrap(post).toObject());
 });

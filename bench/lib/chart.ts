@@ -7,7 +7,8 @@ import type { ScenarioName } from './scenarios.js';
 /** The throughput scenarios drawn, in order. */
 export const CHARTED: readonly { readonly name: ScenarioName; readonly title: string }[] = [
   { name: 'get_by_id', title: 'GET by id' },
-  { name: 'list_20', title: 'list 20' },
+  { name: 'list_20', title: 'list 20 (with X-Total-Count)' },
+  { name: 'list_20_nocount', title: 'list 20, count=false' },
   { name: 'auth_get', title: 'authenticated GET + policy' },
   { name: 'create', title: 'create' },
   { name: 'update', title: 'update' },

@@ -21,9 +21,24 @@ export interface BenchDatabase {
   drop(url: string): Promise<void>;
   /** Inserts `count` posts owned by `ownerId` into a copy; returns their id range (inclusive). */
   insertPosts(url: string, ownerId: number, count: number): Promise<{ first: number; last: number }>;
+  /** Adds the tables `sweep_1` … `sweep_<count>` of the route sweep's extra models to a copy. */
+  createSweepTables(url: string, count: number): Promise<void>;
+  /** A database with the seeded users and `rows` posts (ids 1..rows), made once and kept until `close`. */
+  bigTable(rows: number): Promise<string>;
   /** Removes the seeded database and every copy still there. */
   close(): Promise<void>;
 }
+
+/** The statements that create the route sweep's tables, one per extra model. */
+function sweepTables(count: number, key: string): string[] {
+  return Array.from(
+    { length: count },
+    (_, i) => `create table if not exists sweep_${i + 1} (id ${key}, title varchar(255) not null)`,
+  );
+}
+
+/** The body of a generated post: the seed's rule (one in seven has none), shared by both backends. */
+const BODY_FILLER = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit.';
 
 const SQLITE_SCHEMA = `
 create table users (
@@ -92,6 +107,8 @@ function createSqlite(data: Dataset): BenchDatabase {
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
   let copies = 0;
+  const big = new Map<number, string>();
+  const users = data.users;
   return {
     backend: 'sqlite',
     async copy(tag) {
@@ -118,6 +135,40 @@ function createSqlite(data: Dataset): BenchDatabase {
       } finally {
         copy.close();
       }
+    },
+    async createSweepTables(url, count) {
+      const copy = new Database(url.slice('sqlite:'.length));
+      try {
+        copy.exec(sweepTables(count, 'integer primary key autoincrement').join(';\n'));
+      } finally {
+        copy.close();
+      }
+    },
+    async bigTable(rows) {
+      const known = big.get(rows);
+      if (known !== undefined) return known;
+      const file = join(dir, `big-${rows}.db`);
+      copyFileSync(base, file);
+      const db = new Database(file);
+      try {
+        // One statement, one transaction: a recursive sequence inserts a million rows in a few seconds.
+        db.transaction(() => {
+          db.exec('delete from posts');
+          db.prepare(
+            `insert into posts (id, title, body, owner_id)
+             with recursive seq(i) as (select 1 union all select i + 1 from seq where i < ?)
+             select i, 'Post ' || i, case when i % 7 = 0 then null else 'Body of post ' || i || '. ' || ? end, (i - 1) % ? + 1
+             from seq`,
+          ).run(rows, BODY_FILLER, users);
+        })();
+        db.exec('analyze');
+        db.pragma('wal_checkpoint(TRUNCATE)');
+      } finally {
+        db.close();
+      }
+      const url = `sqlite:${file}`;
+      big.set(rows, url);
+      return url;
     },
     async close() {
       rmSync(dir, { recursive: true, force: true });
@@ -164,6 +215,7 @@ async function createPostgres(data: Dataset, adminUrl: string): Promise<BenchDat
     await seed.end();
   }
   const copies = new Set<string>();
+  const big = new Map<number, string>();
   let counter = 0;
   const nameOf = (url: string): string => new URL(url).pathname.slice(1);
   return {
@@ -196,6 +248,40 @@ async function createPostgres(data: Dataset, adminUrl: string): Promise<BenchDat
       } finally {
         await client.end();
       }
+    },
+    async createSweepTables(url, count) {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(sweepTables(count, 'serial primary key').join(';\n'));
+      } finally {
+        await client.end();
+      }
+    },
+    async bigTable(rows) {
+      const known = big.get(rows);
+      if (known !== undefined) return known;
+      const name = `${base}_big_${rows}`;
+      await admin.query(`create database ${name} template ${base}`);
+      copies.add(name);
+      const url = databaseUrl(adminUrl, name);
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query('truncate posts');
+        await client.query(
+          `insert into posts (id, title, body, owner_id)
+           select i, 'Post ' || i, case when i % 7 = 0 then null else 'Body of post ' || i || '. ' || $2::text end, (i - 1) % $3::int + 1
+           from generate_series(1, $1::int) as i`,
+          [rows, BODY_FILLER, data.users],
+        );
+        await client.query(`select setval('posts_id_seq', $1::int)`, [rows]);
+        await client.query('vacuum analyze posts');
+      } finally {
+        await client.end();
+      }
+      big.set(rows, url);
+      return url;
     },
     async close() {
       for (const name of copies) await admin.query(`drop database if exists ${name} with (force)`);

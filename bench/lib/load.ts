@@ -1,5 +1,5 @@
 /** A typed wrapper over autocannon's programmatic API: one load of one request shape against one server. */
-import autocannon, { type RawRequest } from 'autocannon';
+import autocannon, { type RawRequest, type RequestSpec } from 'autocannon';
 
 /** One request of the load; functions are evaluated per request (random ids, changing bodies). */
 export interface RequestShape {
@@ -35,40 +35,46 @@ export interface LoadResult {
   readonly statuses: Readonly<Record<string, number>>;
 }
 
-/** Runs autocannon against `baseUrl` and summarises the result. */
-export async function runLoad(
-  baseUrl: string,
-  shape: RequestShape,
-  options: LoadOptions,
-): Promise<LoadResult> {
+/** The autocannon request of one shape; dynamic parts are filled per request by `setupRequest`. */
+function requestOf(shape: RequestShape): RequestSpec {
   const headers: Record<string, string> = { ...shape.headers };
   if (shape.body !== undefined) headers['content-type'] = 'application/json';
   const dynamic = typeof shape.path === 'function' || typeof shape.body === 'function';
   const { path, body } = shape;
+  return {
+    method: shape.method,
+    path: typeof path === 'string' ? path : path(),
+    headers,
+    body: typeof body === 'string' ? body : body?.(),
+    // autocannon calls setupRequest whenever the key exists, so leave it out for static requests.
+    ...(dynamic
+      ? {
+          setupRequest: (request: RawRequest): RawRequest => ({
+            ...request,
+            path: typeof path === 'string' ? path : path(),
+            body: typeof body === 'function' ? body() : request.body,
+          }),
+        }
+      : {}),
+  };
+}
+
+/** Runs autocannon against `baseUrl` and summarises the result; several shapes are sent in turn on each connection. */
+export async function runLoad(
+  baseUrl: string,
+  shape: RequestShape | readonly RequestShape[],
+  options: LoadOptions,
+): Promise<LoadResult> {
+  const shapes: readonly RequestShape[] = Array.isArray(shape) ? shape : [shape as RequestShape];
   const result = await autocannon({
     url: baseUrl,
     connections: options.connections,
     duration: options.durationSeconds,
     overallRate: options.overallRate,
     timeout: 30,
-    requests: [
-      {
-        method: shape.method,
-        path: typeof path === 'string' ? path : path(),
-        headers,
-        body: typeof body === 'string' ? body : body?.(),
-        // autocannon calls setupRequest whenever the key exists, so leave it out for static requests.
-        ...(dynamic
-          ? {
-              setupRequest: (request: RawRequest): RawRequest => ({
-                ...request,
-                path: typeof path === 'string' ? path : path(),
-                body: typeof body === 'function' ? body() : request.body,
-              }),
-            }
-          : {}),
-      },
-    ],
+    // autocannon stops on its sampling tick: sub-second runs need a finer tick.
+    sampleInt: Math.min(1000, Math.max(100, options.durationSeconds * 1000)),
+    requests: shapes.map(requestOf),
   });
   const statuses: Record<string, number> = {};
   for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {}))

@@ -18,6 +18,14 @@ export interface RunOptions {
   readonly users: number;
   readonly postsPerUser: number;
   readonly pgUrl: string;
+  /** Rows of the big tables the `pages` scenario pages through. */
+  readonly pageSizes: readonly number[];
+  /** Model counts of the route sweep. */
+  readonly sweepModels: readonly number[];
+  /** Length of the soak, in seconds. */
+  readonly soakSeconds: number;
+  /** Write CPU profiles (`--cpu-prof`) of the framework's processes into this folder. */
+  readonly profileDir: string | undefined;
   /** Write docs/benchmarks.md and the chart (off in smoke mode). */
   readonly docs: boolean;
   /** Only regenerate the docs from this results file. */
@@ -26,9 +34,15 @@ export interface RunOptions {
 
 /** The usage text. */
 export const USAGE = `usage: node dist/bench/run.js [flags]
-  --smoke                 tiny run: 1 s per scenario, no warm-up, 1 repeat, SQLite, no docs; fails unless all contenders run and agree
+  --smoke                 tiny run: 0.5 s per scenario, no warm-up, 1 repeat, SQLite, no docs; fails unless all contenders run and agree
   --backend LIST          sqlite,postgres (default: both)
   --only LIST             scenarios: ${SCENARIO_NAMES.join(',')}
+                          (default: all; soak only in a full run, i.e. without --smoke and --only, or with --soak)
+  --soak                  add the soak to a run with --only or --smoke
+  --soak-seconds S        length of the soak (default 300)
+  --page-sizes LIST       rows of the big tables of the pages scenario (default 1000,100000,1000000; smoke 1000)
+  --sweep-models LIST     model counts of the route sweep (default 1,50,200)
+  --profile DIR           run the framework's processes with --cpu-prof, profiles written to DIR
   --contenders LIST       ${CONTENDERS.map((c) => c.name).join(',')} (default: all)
   --duration S            measured seconds per run (default 10)
   --warmup S              warm-up seconds per run (default 3)
@@ -65,6 +79,15 @@ function positive(raw: string | undefined, fallback: number, flag: string): numb
   return value;
 }
 
+function counts(raw: string | undefined, fallback: readonly number[], flag: string): number[] {
+  if (raw === undefined) return [...fallback];
+  return raw.split(',').map((item) => {
+    const value = Number(item.trim());
+    if (!Number.isInteger(value) || value < 1) throw new Error(`${flag}: ${item} is not a positive integer`);
+    return value;
+  });
+}
+
 /** Parses argv (without node and script). */
 export function parseOptions(argv: readonly string[]): RunOptions {
   const { values } = parseArgs({
@@ -82,6 +105,11 @@ export function parseOptions(argv: readonly string[]): RunOptions {
       users: { type: 'string' },
       'posts-per-user': { type: 'string' },
       'pg-url': { type: 'string' },
+      soak: { type: 'boolean', default: false },
+      'soak-seconds': { type: 'string' },
+      'page-sizes': { type: 'string' },
+      'sweep-models': { type: 'string' },
+      profile: { type: 'string' },
       'no-docs': { type: 'boolean', default: false },
       report: { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -98,17 +126,23 @@ export function parseOptions(argv: readonly string[]): RunOptions {
     smoke ? ['sqlite'] : ['sqlite', 'postgres'],
     '--backend',
   );
+  const full = !smoke && values.only === undefined;
+  const named = list(values.only, SCENARIO_NAMES, SCENARIO_NAMES, '--only');
+  // The soak takes minutes: only a full run or an explicit flag includes it.
+  const withSoak = full || values.soak === true || (values.only?.split(',').includes('soak') ?? false);
+  const scenarios = named.filter((name) => name !== 'soak' || withSoak);
+  if (withSoak && !scenarios.includes('soak')) scenarios.push('soak');
   return {
     smoke,
     backends,
-    scenarios: list(values.only, SCENARIO_NAMES, SCENARIO_NAMES, '--only'),
+    scenarios,
     contenders: list(
       values.contenders,
       CONTENDERS.map((c) => c.name),
       CONTENDERS.map((c) => c.name),
       '--contenders',
     ),
-    durationSeconds: positive(values.duration, smoke ? 1 : 10, '--duration'),
+    durationSeconds: positive(values.duration, smoke ? 0.5 : 10, '--duration'),
     warmupSeconds:
       values.warmup === '0' || (smoke && values.warmup === undefined)
         ? 0
@@ -121,6 +155,10 @@ export function parseOptions(argv: readonly string[]): RunOptions {
     users: Math.round(positive(values.users, smoke ? 20 : 1000, '--users')),
     postsPerUser: Math.round(positive(values['posts-per-user'], smoke ? 5 : 10, '--posts-per-user')),
     pgUrl: values['pg-url'] ?? process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    pageSizes: counts(values['page-sizes'], smoke ? [1000] : [1000, 100_000, 1_000_000], '--page-sizes'),
+    sweepModels: counts(values['sweep-models'], [1, 50, 200], '--sweep-models'),
+    soakSeconds: positive(values['soak-seconds'], 300, '--soak-seconds'),
+    profileDir: values.profile,
     docs: !smoke && !(values['no-docs'] ?? false),
     reportFrom: values.report,
   };

@@ -45,6 +45,12 @@ function openProbes(data: Dataset): Probe[] {
     { name: 'GET a missing post', method: 'GET', path: `/posts/${missing}` },
     { name: 'GET list 20', method: 'GET', path: '/posts?limit=20', headers: ['x-total-count'] },
     {
+      name: 'GET list 20 without the total',
+      method: 'GET',
+      path: '/posts?limit=20&count=false',
+      headers: ['x-total-count'],
+    },
+    {
       name: 'GET list 20, offset 40',
       method: 'GET',
       path: '/posts?limit=20&offset=40',

@@ -16,6 +16,10 @@ export interface LaunchOptions {
   /** CPU list for taskset, or undefined to run unpinned. */
   readonly cpu: string | undefined;
   readonly startTimeoutMs?: number;
+  /** Extra environment of this launch (e.g. `BENCH_MODELS` for the route sweep). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Extra Node.js flags (e.g. `--cpu-prof`). */
+  readonly nodeArgs?: readonly string[];
 }
 
 /** Statistics a contender reports on request. */
@@ -72,7 +76,7 @@ export class ContenderProcess {
   /** Starts a contender and waits until it listens; throws with its output when it dies or hangs. */
   static async start(options: LaunchOptions): Promise<ContenderProcess> {
     const port = await freePort();
-    const node = [process.execPath, options.script];
+    const node = [process.execPath, ...(options.nodeArgs ?? []), options.script];
     const [command, ...args] = options.cpu === undefined ? node : ['taskset', '-c', options.cpu, ...node];
     const child = spawn(command as string, args, {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
@@ -83,6 +87,7 @@ export class ContenderProcess {
         DATABASE_URL: options.databaseUrl,
         JWT_SECRET: options.jwtSecret,
         BENCH_PROFILE: options.profile,
+        ...options.env,
       },
     });
     const proc = new ContenderProcess(child, port);

@@ -1,10 +1,11 @@
 /** Writes docs/benchmarks.md (tables, ratios, goals, machine) and docs/images/benchmarks.svg from a results file. */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHARTED, renderChart } from './chart.js';
 import type { ContenderName } from './contenders.js';
 import type { Backend } from './database.js';
 import { medians, type ResultsFile } from './results.js';
+import { sizePrefix } from './scenarios/pages.js';
 import type { Metrics, ScenarioName } from './scenarios.js';
 
 const MiB = 2 ** 20;
@@ -77,7 +78,16 @@ function stormTable(v: View): string[] {
 }
 
 function loopDelayTable(v: View): string[] {
-  const scenarios: ScenarioName[] = ['get_by_id', 'list_20', 'auth_get', 'create', 'login'];
+  const scenarios: ScenarioName[] = [
+    'get_by_id',
+    'list_20',
+    'list_20_nocount',
+    'auth_get',
+    'create',
+    'update',
+    'delete',
+    'login',
+  ];
   const lines = [
     `| contender | ${scenarios.join(' | ')} |`,
     `|---|${scenarios.map(() => '---:').join('|')}|`,
@@ -145,9 +155,17 @@ function goalsTable(v: View): string[] {
   );
   lines.push(
     row(
-      'list 20 vs hand-written',
+      'list 20 vs hand-written (both count for X-Total-Count)',
       '≥ 2×',
       ratio(f('list_20')?.rps, o('list_20', 'handwritten')?.rps),
+      (x) => x >= 2,
+    ),
+  );
+  lines.push(
+    row(
+      'list 20 vs hand-written, `count=false` (neither counts)',
+      '≥ 2×',
+      ratio(f('list_20_nocount')?.rps, o('list_20_nocount', 'handwritten')?.rps),
       (x) => x >= 2,
     ),
   );
@@ -199,12 +217,122 @@ function goalsTable(v: View): string[] {
       (x) => x <= 1.15,
     ),
   );
-  lines.push('| GET with 200 models vs 1 | ≥ 0.9× | – | not measured (route sweep not in the suite yet) |');
+  const sweep = f('route_sweep');
+  const most = sweepCounts(sweep).at(-1);
   lines.push(
-    '| keyset page at 1M rows vs page 1 | ≤ 1.2× | – | not measured (big-table pages not in the suite yet) |',
+    row(
+      `GET with ${most ?? 200} models vs 1`,
+      '≥ 0.9×',
+      most === undefined || most === 1 ? undefined : ratio(sweep?.[`m${most}_rps`], sweep?.m1_rps),
+      (x) => x >= 0.9,
+    ),
   );
-  lines.push('| RSS growth over a 5-minute soak | ≤ 5 % | – | not measured (soak not in the suite yet) |');
+  const pages = f('pages');
+  const biggest = pageSizes(pages).at(-1);
+  const p = biggest === undefined ? '' : sizePrefix(biggest);
+  // Time per request is the inverse of throughput at saturation: keyset time / first-page time.
+  lines.push(
+    row(
+      `keyset page at ${biggest === undefined ? '1M' : rowsLabel(biggest)} rows vs page 1 (time)`,
+      '≤ 1.2×',
+      ratio(pages?.[`${p}first_rps`], pages?.[`${p}keyset_rps`]),
+      (x) => x <= 1.2,
+    ),
+  );
+  const soak = f('soak');
+  lines.push(
+    row(
+      `RSS growth over a ${soak === undefined ? '5-minute' : `${num((soak.seconds ?? 0) / 60, 1)}-minute`} soak, after ${num(soak?.settle_seconds ?? 60)} s`,
+      '≤ 5 %',
+      soak?.growth,
+      (x) => x <= 0.05,
+      '%',
+    ),
+  );
   return lines;
+}
+
+/** The model counts a route sweep record holds (`m<count>_rps`), ascending. */
+function sweepCounts(m: Metrics | undefined): number[] {
+  return Object.keys(m ?? {})
+    .map((key) => /^m(\d+)_rps$/.exec(key)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+}
+
+/** The table sizes a pages record holds (`n<rows>_first_rps`), ascending. */
+function pageSizes(m: Metrics | undefined): number[] {
+  return Object.keys(m ?? {})
+    .map((key) => /^n(\d+)_first_rps$/.exec(key)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+}
+
+const rowsLabel = (rows: number): string =>
+  rows >= 1e6 && rows % 1e6 === 0
+    ? `${rows / 1e6}M`
+    : rows >= 1e3 && rows % 1e3 === 0
+      ? `${rows / 1e3}k`
+      : num(rows);
+
+function sweepTable(v: View): string[] {
+  const lines = [
+    '| contender | models | req/s | p50 ms | p99 ms | × 1 model | event-loop delay p99 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const c of v.contenders) {
+    const m = v.m('route_sweep', c);
+    for (const count of sweepCounts(m)) {
+      const k = (stat: string) => m?.[`m${count}_${stat}`];
+      lines.push(
+        `| ${v.label(c)} | ${count} | ${num(k('rps'))} | ${num(k('p50'))} | ${num(k('p99'))} | ${times(ratio(k('rps'), m?.m1_rps))} | ${num(k('eld_p99'), 1)} |`,
+      );
+    }
+  }
+  return lines.length > 2 ? lines : [];
+}
+
+const PAGES: readonly [key: string, title: string][] = [
+  ['first', 'first page, `count=false`'],
+  ['counted', 'first page with `X-Total-Count`'],
+  ['offset', 'deep offset page (90 %), `count=false`'],
+  ['keyset', 'keyset page at the same depth, `count=false`'],
+];
+
+function pagesTable(v: View): string[] {
+  const lines = [
+    '| rows | page | req/s | mean ms | p99 ms | time × first page |',
+    '|---:|---|---:|---:|---:|---:|',
+  ];
+  const m = v.m('pages', 'framework');
+  for (const rows of pageSizes(m)) {
+    const p = sizePrefix(rows);
+    for (const [key, title] of PAGES) {
+      const rps = m?.[`${p}${key}_rps`];
+      lines.push(
+        `| ${rowsLabel(rows)} | ${title} | ${num(rps)} | ${num(m?.[`${p}${key}_mean`], 1)} | ${num(m?.[`${p}${key}_p99`])} | ${times(ratio(m?.[`${p}first_rps`], rps))} |`,
+      );
+    }
+  }
+  return lines.length > 2 ? lines : [];
+}
+
+function soakTable(v: View): string[] {
+  const lines = [
+    '| contender | seconds | target req/s (70 %) | achieved req/s | p99 ms | RSS start MiB | RSS after settling MiB | RSS end MiB | RSS max MiB | growth after settling | event-loop delay p99 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const c of v.contenders) {
+    const m = v.m('soak', c);
+    if (!m) continue;
+    const mib = (key: string) => num((m[key] ?? Number.NaN) / MiB, 1);
+    lines.push(
+      `| ${v.label(c)} | ${num(m.seconds)} | ${num(m.target_rps)} | ${num(m.rps)} | ${num(m.p99)} | ${mib('rss_start')} | ${mib('rss_settled')} | ${mib('rss_end')} | ${mib('rss_max')} | ${num((m.growth ?? Number.NaN) * 100, 1)} % | ${num(m.eld_p99, 1)} |`,
+    );
+  }
+  return lines.length > 2 ? lines : [];
 }
 
 function flagged(results: ResultsFile): string[] {
@@ -220,8 +348,8 @@ function flagged(results: ResultsFile): string[] {
     );
 }
 
-/** The markdown of docs/benchmarks.md. */
-export function renderMarkdown(results: ResultsFile, source: string): string {
+/** The markdown of docs/benchmarks.md; `bench/NOTES.md` (the analysis of the run, by hand) is included when present. */
+export function renderMarkdown(results: ResultsFile, source: string, root: string): string {
   const { machine, options } = results;
   const backends = [...new Set(results.records.map((r) => r.backend))] as Backend[];
   const out: string[] = [
@@ -278,6 +406,39 @@ export function renderMarkdown(results: ResultsFile, source: string): string {
       ...loopDelayTable(v),
       '',
     );
+    const sweep = sweepTable(v);
+    if (sweep.length > 0) {
+      out.push(
+        '### Route sweep',
+        '',
+        '`GET /posts/:id` (random ids) on a process serving 1, 50 or 200 models; the extra models (five routes each, tables of their own) are registered before posts.',
+        '',
+        ...sweep,
+        '',
+      );
+    }
+    const pageRows = pagesTable(v);
+    if (pageRows.length > 0) {
+      out.push(
+        '### List pages of big tables (koa-model-api)',
+        '',
+        '`GET /posts?limit=20` on tables of the seeded users and 1k, 100k or 1M posts, 10 connections. The keyset page uses the cursor of the row before the deep offset page and is checked to return the same rows. “time × first page” is the first page’s throughput divided by the page’s.',
+        '',
+        ...pageRows,
+        '',
+      );
+    }
+    const soakRows = soakTable(v);
+    if (soakRows.length > 0) {
+      out.push(
+        '### Soak',
+        '',
+        'An authenticated mix (GET own post, list 20, create, update) at 70 % of the throughput a short unthrottled run of the same mix reached; RSS read from `/proc` every 5 s. Growth is measured from the end of the first minute (the settling time) to the end.',
+        '',
+        ...soakRows,
+        '',
+      );
+    }
     const memory = memoryTable(v);
     if (memory.length > 0) {
       out.push(
@@ -290,6 +451,8 @@ export function renderMarkdown(results: ResultsFile, source: string): string {
       );
     }
   }
+  const notes = join(root, 'bench', 'NOTES.md');
+  if (existsSync(notes)) out.push(readFileSync(notes, 'utf8').trimEnd(), '');
   const flags = flagged(results);
   if (flags.length > 0) out.push('## Runs with non-2xx answers or errors (⚠ above)', '', ...flags, '');
   out.push(
@@ -299,6 +462,9 @@ export function renderMarkdown(results: ResultsFile, source: string): string {
     `- Load: autocannon (programmatic API), ${options.connections} connections (login: 8), ${options.warmupSeconds} s warm-up then ${options.durationSeconds} s measured per scenario and contender, ${options.repeats} repeat(s) with the contender order rotated; the medians of the repeats are reported.`,
     `- Pinning: ${results.pinning}.`,
     '- Profiles: public reads (`GET /posts/:id`, `GET /posts?limit=20`, login) run on a process whose posts reads are public; the authenticated GET and the writes run on a process where every posts route needs a Bearer token and GET/PUT/DELETE need the owner (or an admin).',
+    '- What each contender does per request is the same: list 20 runs the page query and a `COUNT(*)` for `X-Total-Count` in every contender (the framework and the ceiling run both at once, the hand-written app through `em.findAndCount`, Feathers through its paginated `find`); with `count=false` none of them counts. Every authenticated request verifies the JWT (HS256, `exp`, `iss`, `aud`) and reloads the user by `sub`; every write reads the post first when a policy needs its owner.',
+    '- Event-loop delay: `monitorEventLoopDelay` (10 ms resolution) inside each contender, reset before each measured run and read after it.',
+    '- Route sweep, big-table pages and the soak start processes of their own (pinned like the others) and run after the shared scenarios; the soak runs once per backend, in the first repeat.',
     "- Latencies are autocannon's, with millisecond resolution.",
     '',
     '## Machine',
@@ -323,5 +489,5 @@ export function renderMarkdown(results: ResultsFile, source: string): string {
 export function writeDocs(root: string, results: ResultsFile, source: string): void {
   mkdirSync(join(root, 'docs', 'images'), { recursive: true });
   writeFileSync(join(root, 'docs', 'images', 'benchmarks.svg'), renderChart(results));
-  writeFileSync(join(root, 'docs', 'benchmarks.md'), renderMarkdown(results, source));
+  writeFileSync(join(root, 'docs', 'benchmarks.md'), renderMarkdown(results, source, root));
 }

@@ -7,7 +7,8 @@ import { ApiError } from '../errors.js';
 import type { RouteSpec } from '../http/route-group.js';
 import { sessionOf } from '../http/session.js';
 import { coerceId } from '../query/coerce.js';
-import { parseListQuery } from '../query/list-query.js';
+import { encodeCursor } from '../query/cursor.js';
+import { type ParsedListQuery, parseListQuery } from '../query/list-query.js';
 import { compileSerializer } from '../schema/serializer.js';
 import type { AppContext, CrudMethod, FilterCondition, RawRecord, RecordId } from '../types.js';
 import type { CrudPlan } from './crud-plan.js';
@@ -57,22 +58,18 @@ function send(ctx: AppContext, status: number, body: unknown): void {
   ctx.body = body;
 }
 
-/** The `Link` header of a list page: next and prev with the same query, offset moved. */
-function linkHeader(
-  ctx: AppContext,
-  offset: number,
-  limit: number,
-  total: number | undefined,
-  rows: number,
-): string {
+/** A URL of the same list with some query parameters replaced (filters, sort, fields kept). */
+function pageUrl(ctx: AppContext, changes: Readonly<Record<string, string>>): string {
+  const params = new URLSearchParams(ctx.querystring);
+  for (const [name, value] of Object.entries(changes)) params.set(name, value);
+  return `<${ctx.path}?${params.toString()}>`;
+}
+
+/** The `Link` header of an offset page: next and prev with the same query, offset moved. */
+function offsetLinks(ctx: AppContext, query: ParsedListQuery, hasNext: boolean): string {
+  const { offset, limit } = query;
+  const at = (newOffset: number) => pageUrl(ctx, { offset: String(newOffset), limit: String(limit) });
   const links: string[] = [];
-  const at = (newOffset: number): string => {
-    const params = new URLSearchParams(ctx.querystring);
-    params.set('offset', String(newOffset));
-    params.set('limit', String(limit));
-    return `<${ctx.path}?${params.toString()}>`;
-  };
-  const hasNext = total === undefined ? rows === limit : offset + limit < total;
   if (hasNext) links.push(`${at(offset + limit)}; rel="next"`);
   if (offset > 0) links.push(`${at(Math.max(0, offset - limit))}; rel="prev"`);
   return links.join(', ');
@@ -85,16 +82,30 @@ async function list(plan: CrudPlan, ctx: AppContext): Promise<void> {
   const policy = plan.options.policies.GET;
   const scope: readonly FilterCondition[] =
     policy?.scope?.({ user: ctx.state.user, method: 'GET', model: plan.model }) ?? [];
-  const filters = scope.length === 0 ? query.filters : [...query.filters, ...scope];
+  const keyset = query.cursorShape !== undefined;
+  // Without a total, one row more than the page tells whether a next page exists; it is never sent.
+  const probe = keyset || !query.withTotal;
   const result = await plan.adapter.list(sessionOf(ctx, plan.adapter), plan.options.model, {
-    ...query,
-    filters,
+    filters: scope.length === 0 ? query.filters : [...query.filters, ...scope],
+    sort: query.sort,
+    limit: probe ? query.limit + 1 : query.limit,
+    offset: query.offset,
+    withTotal: query.withTotal,
+    ...(query.after === undefined ? {} : { after: query.after }),
   });
+  const more = probe ? result.rows.length > query.limit : query.offset + query.limit < (result.total ?? 0);
+  const rows = probe && more ? result.rows.slice(0, query.limit) : result.rows;
   const serialize = query.fields === undefined ? plan.serialize : compileSerializer(plan.model, query.fields);
   if (result.total !== undefined) ctx.set('X-Total-Count', String(result.total));
-  const link = linkHeader(ctx, query.offset, query.limit, result.total, result.rows.length);
+  const last = rows[rows.length - 1];
+  const link =
+    query.cursorShape === undefined
+      ? offsetLinks(ctx, query, more)
+      : more && last !== undefined
+        ? `${pageUrl(ctx, { after: encodeCursor(plan.model, query.cursorShape, query.sort, last), limit: String(query.limit) })}; rel="next"`
+        : '';
   if (link !== '') ctx.set('Link', link);
-  send(ctx, 200, result.rows.map(serialize));
+  send(ctx, 200, rows.map(serialize));
 }
 
 /** Validated, hook-prepared data of a write; the owner comes from the caller on create. */

@@ -74,11 +74,13 @@ const HEADERS = {
     schema: { type: 'string', format: 'uri-reference' },
   },
   XTotalCount: {
-    description: 'Number of records matching the filters, ignoring `limit` and `offset`.',
+    description:
+      'Number of records matching the filters, ignoring `limit`, `offset` and `after`; absent with `count=false`.',
     schema: { type: 'integer', minimum: 0 },
   },
   Link: {
-    description: 'RFC 8288 links to the `next` and `prev` pages, present when there are such pages.',
+    description:
+      'RFC 8288 links to the `next` and `prev` pages, present when there are such pages; a keyset page (`after`) links only to the next one, with its cursor.',
     schema: { type: 'string' },
   },
   RetryAfter: {
@@ -185,9 +187,31 @@ const PARAMETERS = {
   Offset: {
     name: 'offset',
     in: 'query',
-    description: 'Number of matching records to skip.',
+    description: 'Number of matching records to skip. Cannot be combined with `after`.',
     schema: { type: 'integer', minimum: 0, default: 0 },
   },
+} as const;
+
+/** The `after` list parameter (keyset paging), written inline in each list operation. */
+export const AFTER_PARAMETER = {
+  name: 'after',
+  in: 'query',
+  description:
+    'Keyset paging: an opaque cursor from the `after` of a `Link: rel="next"` header; the page starts after ' +
+    'the record it was made from. An empty value starts a keyset walk at the first record. A cursor works ' +
+    'only with the `sort` and filtered fields it was made for, not with `offset`, and not when a sort key ' +
+    'is nullable (400 otherwise). Deep pages cost as little as the first one.',
+  schema: { type: 'string', maxLength: 4096, pattern: '^[A-Za-z0-9_-]*$' },
+} as const;
+
+/** The `count` list parameter, written inline in each list operation. */
+export const COUNT_PARAMETER = {
+  name: 'count',
+  in: 'query',
+  description:
+    '`false` skips counting the matching records: no `X-Total-Count`, which saves a full count on big tables. ' +
+    '`Link: rel="next"` is still given when there are more records.',
+  schema: { type: 'boolean', default: true },
 } as const;
 
 /** The filter operators of list queries, as they appear in the query string. */

@@ -6,6 +6,8 @@ import type { JsonSchema } from '../schema/json-schema.js';
 import { createSchema, fieldValueSchema, readSchema, updateSchema } from '../schema/model-schemas.js';
 import type { CrudMethod, ModelDescription, Policy } from '../types.js';
 import {
+  AFTER_PARAMETER,
+  COUNT_PARAMETER,
   headerRef,
   JSON_MEDIA_TYPE,
   type ProblemResponseName,
@@ -60,6 +62,8 @@ function listParameters(model: ModelDescription, filterRef: JsonSchema): Record<
   return [
     parameterRef('Limit'),
     parameterRef('Offset'),
+    structuredClone(AFTER_PARAMETER),
+    structuredClone(COUNT_PARAMETER),
     {
       name: 'sort',
       in: 'query',
@@ -209,6 +213,12 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
   const create = ctx.schema(`${model.name}Create`, createSchema(model, writeOptions));
   const update = ctx.schema(`${model.name}Update`, updateSchema(model, writeOptions));
   const filter = ctx.schema(`${model.name}Filter`, filterSchema(model));
+  // With `fields=` a list returns only the named fields, so no field is required in list items.
+  const { required: _required, ...partial } = readSchema(model);
+  const listItem = ctx.schema(`${model.name}Fields`, {
+    ...partial,
+    description: `A ${model.name}, or the fields of it named in \`fields\`.`,
+  });
 
   const one = humanize(model.name);
   const many = humanize(model.resource);
@@ -237,14 +247,14 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
         operationId: `list${plural}`,
         summary: `List ${many}`,
         description:
-          `Returns one page of ${many}. \`X-Total-Count\` gives the number of matches; ` +
-          '`Link` gives the next and previous pages when there are such pages.',
+          `Returns one page of ${many}. \`X-Total-Count\` gives the number of matches (skipped with \`count=false\`); ` +
+          '`Link` gives the next and previous pages when there are such pages; with `after` it pages by keyset.',
         parameters: listParameters(model, filter),
         success: {
           200: {
             description: `A page of ${many}.`,
             headers: { 'X-Total-Count': headerRef('XTotalCount'), Link: headerRef('Link') },
-            content: { [JSON_MEDIA_TYPE]: { schema: { type: 'array', items: record } } },
+            content: { [JSON_MEDIA_TYPE]: { schema: { type: 'array', items: listItem } } },
           },
         },
         errors: ['BadRequest'],
@@ -288,9 +298,9 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
       delete: operation(doc, 'DELETE', ctx, {
         operationId: `delete${single}`,
         summary: `Delete ${a}`,
-        description: `Deletes the ${one} with this primary key.`,
+        description: `Deletes the ${one} with this primary key; 409 while other records still reference it.`,
         success: { 204: { description: 'Deleted.' } },
-        errors: ['NotFound'],
+        errors: ['NotFound', 'Conflict'],
       }),
     },
   };

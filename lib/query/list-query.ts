@@ -13,6 +13,7 @@ import type {
   SortKey,
 } from '../types.js';
 import { coerceQueryValue } from './coerce.js';
+import { cursorShape, decodeCursor } from './cursor.js';
 
 /** Default and largest page size. */
 export const LIST_LIMITS = {
@@ -38,9 +39,11 @@ export const FILTER_OPERATORS: readonly FilterOperator[] = [
   '$exists',
 ];
 
-/** A parsed list request: the adapter query plus the field selection and whether to count. */
+/** A parsed list request: the adapter query plus the field selection and the keyset shape. */
 export interface ParsedListQuery extends ListQuery {
   readonly fields?: readonly string[];
+  /** Set when the request pages by keyset (`after`, possibly empty): what its cursors are bound to. */
+  readonly cursorShape?: string;
 }
 
 const ORDERED_TYPES = new Set([
@@ -149,6 +152,7 @@ export function parseListQuery(model: ModelDescription, search: string): ParsedL
   let sort: SortKey[] = [];
   let fields: string[] | undefined;
   let withTotal = true;
+  let after: string | undefined;
   const filters: FilterCondition[] = [];
 
   for (const [key, value] of params) {
@@ -168,11 +172,13 @@ export function parseListQuery(model: ModelDescription, search: string): ParsedL
     } else if (key === 'count') {
       if (value !== 'true' && value !== 'false') throw ApiError.invalidQuery('count must be true or false.');
       withTotal = value === 'true';
+    } else if (key === 'after') {
+      after = value;
     } else {
       const match = FILTER_KEY.exec(key);
       if (match === null) {
         throw ApiError.invalidQuery(
-          `Unknown query parameter "${key}"; use limit, offset, sort, fields, count or filter[field][$op].`,
+          `Unknown query parameter "${key}"; use limit, offset, after, sort, fields, count or filter[field][$op].`,
         );
       }
       filters.push(parseFilter(model, match[1] as string, match[2] ?? '$eq', value));
@@ -181,5 +187,32 @@ export function parseListQuery(model: ModelDescription, search: string): ParsedL
   // The primary key as last sort key makes offset pages stable.
   if (!sort.some((key) => key.field === model.primaryKey))
     sort.push({ field: model.primaryKey, direction: 'asc' });
-  return { filters, sort, limit, offset, withTotal, ...(fields === undefined ? {} : { fields }) };
+  const base = { filters, sort, limit, offset, withTotal, ...(fields === undefined ? {} : { fields }) };
+  if (after === undefined) return base;
+  if (seen.has('offset'))
+    throw ApiError.invalidQuery('after and offset cannot be combined: page by one or the other.');
+  const shape = keysetShape(model, sort, filters);
+  return after === ''
+    ? { ...base, cursorShape: shape }
+    : { ...base, cursorShape: shape, after: decodeCursor(model, shape, sort, after) };
+}
+
+/**
+ * The shape keyset cursors of this sort and filter are bound to. NULL sorts first on some
+ * databases and last on others, and `x > NULL` is never true: rather than pages that differ per
+ * database, keyset paging refuses nullable sort keys (offset paging still sorts by them).
+ */
+function keysetShape(
+  model: ModelDescription,
+  sort: readonly SortKey[],
+  filters: readonly FilterCondition[],
+): string {
+  for (const key of sort) {
+    if (model.fieldsByName.get(key.field)?.nullable) {
+      throw ApiError.invalidQuery(
+        `after: "${key.field}" may be null, and keyset paging cannot sort by a nullable field; sort by non-null fields or page with offset.`,
+      );
+    }
+  }
+  return cursorShape(model, sort, filters);
 }

@@ -297,7 +297,7 @@ describe('Swagger UI in a browser', {
       assert.deepEqual(problems, [], 'no script error and no CSP violation');
       assert.deepEqual(calls, [
         'login application/x-www-form-urlencoded',
-        '/people?limit=100&offset=0 Bearer token-123',
+        '/people?limit=100&offset=0&count=true Bearer token-123',
       ]);
       assert.match(kept ?? '', /token-123/, 'the authorization survives a reload');
     } finally {

@@ -12,16 +12,23 @@ export function pgStore(url: string): Store {
     (await pool.query<T>({ name, text, values })).rows[0];
   return {
     postById: (id) => one<PostRow>('post_by_id', `select ${POST_COLUMNS} from posts where id = $1`, [id]),
-    listPosts: async (limit, offset) => {
+    listPosts: async (limit, offset, withTotal) => {
       const [page, count] = await Promise.all([
         pool.query<PostRow>({
           name: 'list_posts',
           text: `select ${POST_COLUMNS} from posts order by id asc limit $1 offset $2`,
           values: [limit, offset],
         }),
-        pool.query<{ total: string }>({ name: 'count_posts', text: 'select count(*) as total from posts' }),
+        withTotal
+          ? pool.query<{ total: string }>({
+              name: 'count_posts',
+              text: 'select count(*) as total from posts',
+            })
+          : undefined,
       ]);
-      return { rows: page.rows, total: Number(count.rows[0]?.total ?? 0) };
+      return count === undefined
+        ? { rows: page.rows }
+        : { rows: page.rows, total: Number(count.rows[0]?.total ?? 0) };
     },
     createPost: async (title, body, owner) =>
       (await one<PostRow>(

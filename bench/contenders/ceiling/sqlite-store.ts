@@ -38,9 +38,9 @@ export function sqliteStore(file: string): Store {
   );
   return {
     postById: async (id) => postById.get(id),
-    listPosts: async (limit, offset) => ({
+    listPosts: async (limit, offset, withTotal) => ({
       rows: listPosts.all(limit, offset),
-      total: countPosts.get()?.total ?? 0,
+      ...(withTotal ? { total: countPosts.get()?.total ?? 0 } : {}),
     }),
     createPost: async (title, body, owner) => insertPost.get(title, body, owner) as PostRow,
     updatePost: async (id, title, body) => {

@@ -18,7 +18,8 @@ export interface AuthUser {
 /** Prepared-statement access to the benchmark schema. */
 export interface Store {
   postById(id: number): Promise<PostRow | undefined>;
-  listPosts(limit: number, offset: number): Promise<{ rows: PostRow[]; total: number }>;
+  /** A page in id order; the total only when asked (`count=false` skips it). */
+  listPosts(limit: number, offset: number, withTotal: boolean): Promise<{ rows: PostRow[]; total?: number }>;
   createPost(title: string, body: string | null, owner: number): Promise<PostRow>;
   updatePost(id: number, title: string, body: string | null): Promise<void>;
   deletePost(id: number): Promise<void>;

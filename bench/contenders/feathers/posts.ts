@@ -80,18 +80,21 @@ const ownerOrAdminAfterGet = async (context: Ctx): Promise<void> => {
   assertOwnerOrAdmin(context.result as PostRecord, (context.params as PostParams).user);
 };
 
-/** Our query contract (`limit`, `offset`, id order) mapped onto Feathers' `$limit`/`$skip`/`$sort`. */
+/** Our query contract (`limit`, `offset`, id order, `count=false`) mapped onto Feathers' `$limit`/`$skip`/`$sort`/`paginate`. */
 const mapListQuery = async (context: Ctx): Promise<void> => {
-  const { limit, offset } = (context.params.query ?? {}) as Record<string, string | undefined>;
+  const { limit, offset, count } = (context.params.query ?? {}) as Record<string, string | undefined>;
   context.params.query = {
     $limit: limit === undefined ? 100 : Number(limit),
     $skip: offset === undefined ? 0 : Number(offset),
     $sort: { id: 1 },
   };
+  // Without pagination Feathers runs no count query.
+  if (count === 'false') context.params.paginate = false;
 };
 
 /** Paginated results become a plain array with the total in `X-Total-Count`, like the other contenders. */
 const unwrapPage = async (context: Ctx): Promise<void> => {
+  if (Array.isArray(context.result)) return;
   const page = context.result as { total: number; data: PostRecord[] };
   context.http = { ...context.http, headers: { 'X-Total-Count': String(page.total) } };
   context.result = page.data;

@@ -5,6 +5,7 @@ import { createCases } from './create.js';
 import { filterCases } from './filters.js';
 import { httpCases } from './http.js';
 import { keyCases } from './keys.js';
+import { keysetCases } from './keyset.js';
 import { listCases } from './list.js';
 import { recordCases } from './records.js';
 
@@ -14,6 +15,7 @@ export const caseBodies: Readonly<Record<ConformanceCaseName, ConformanceCase>> 
   ...recordCases,
   ...keyCases,
   ...listCases,
+  ...keysetCases,
   ...filterCases,
   ...httpCases,
 };

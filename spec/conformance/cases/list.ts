@@ -162,4 +162,29 @@ export const listCases = {
       assert.equal(wholeLinks.prev, undefined);
     },
   },
+
+  'list-count-false': {
+    description:
+      'count=false sends no X-Total-Count and still links to the next page exactly when there is one',
+    async run(ctx) {
+      await seedGadgets(ctx, { a: 1, b: 2, c: 3, d: 4 });
+      const first = await ctx.http.get(
+        `/gadgets${query({ ...ownRows(ctx), sort: 'name', limit: 2, count: false })}`,
+      );
+      assert.deepEqual(labels(ctx, expectRows(first)), ['a', 'b']);
+      assert.equal(first.headers.get('x-total-count'), null);
+      const next = parseLinks(first.headers.get('link')).next;
+      assert.ok(next !== undefined, 'a full page with more rows links to the next');
+      const second = await ctx.http.get(next);
+      assert.deepEqual(labels(ctx, expectRows(second)), ['c', 'd']);
+      assert.equal(second.headers.get('x-total-count'), null, 'the next link keeps count=false');
+      const links = parseLinks(second.headers.get('link'));
+      assert.equal(links.next, undefined, 'a full last page has no next link');
+      assert.ok(links.prev !== undefined);
+      const exact = await ctx.http.get(`/gadgets${query({ ...ownRows(ctx), limit: 4, count: false })}`);
+      assert.equal(expectRows(exact).length, 4);
+      assert.equal(parseLinks(exact.headers.get('link')).next, undefined);
+      expectProblem(await ctx.http.get(`/gadgets${query({ count: 'no' })}`), 400, ['invalid_query']);
+    },
+  },
 } satisfies Partial<Record<ConformanceCaseName, ConformanceCase>>;

@@ -238,7 +238,7 @@ describe('OpenAPI document', () => {
       $ref: '#/components/schemas/PersonCreate',
     });
     const remove = at(doc, 'paths', '/api/gadgets/{id}', 'delete');
-    assert.deepEqual(Object.keys(at(remove, 'responses')), ['204', '404', '503']);
+    assert.deepEqual(Object.keys(at(remove, 'responses')), ['204', '404', '409', '503']);
     assert.deepEqual(
       at(doc, 'components', 'responses', 'NotFound', 'content', 'application/problem+json', 'schema'),
       {

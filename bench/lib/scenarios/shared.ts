@@ -1,0 +1,170 @@
+/** The scenarios of the original suite: throughput per route, the login storm and idle memory. */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Dataset } from '../dataset.js';
+import { closeAll, openIdleConnections } from '../idle-connections.js';
+import { type RequestShape, runLoad } from '../load.js';
+import { bearer, loadMetrics, measure, pick, randomInt } from '../measure.js';
+import type { SharedScenario } from '../scenario-types.js';
+
+// Logins are bcrypt-bound (~70 ms each on one core): more connections only lengthen the queue.
+const LOGIN_CONNECTIONS = 8;
+// The login storm's foreground: light GET traffic whose latency is compared with and without the storm.
+const STORM_GET_RATE = 100;
+const STORM_GET_CONNECTIONS = 4;
+const STORM_LOGIN_CONNECTIONS = 16;
+
+/** `POST /login` as a random seeded user. */
+export function loginShape(data: Dataset): RequestShape {
+  return {
+    method: 'POST',
+    path: '/login',
+    body: () => {
+      const id = randomInt(data.users);
+      return JSON.stringify({ username: data.username(id), password: data.password(id) });
+    },
+  };
+}
+
+/** The scenarios run on the processes shared by a profile, in run order. */
+export const SHARED_SCENARIOS: readonly SharedScenario[] = [
+  {
+    name: 'get_by_id',
+    title: 'GET /posts/:id (random ids)',
+    profile: 'open',
+    run: (ctx) =>
+      measure(ctx.proc, ctx.timing, { method: 'GET', path: () => `/posts/${randomInt(ctx.data.posts)}` }),
+  },
+  {
+    name: 'list_20',
+    title: 'GET /posts?limit=20',
+    profile: 'open',
+    run: (ctx) => measure(ctx.proc, ctx.timing, { method: 'GET', path: '/posts?limit=20' }),
+  },
+  {
+    name: 'list_20_nocount',
+    title: 'GET /posts?limit=20&count=false',
+    profile: 'open',
+    run: (ctx) => measure(ctx.proc, ctx.timing, { method: 'GET', path: '/posts?limit=20&count=false' }),
+  },
+  {
+    name: 'login',
+    title: 'POST /login (bcrypt cost 10)',
+    profile: 'open',
+    run: (ctx) => measure(ctx.proc, ctx.timing, loginShape(ctx.data), LOGIN_CONNECTIONS),
+  },
+  {
+    name: 'login_storm',
+    title: `GET p99 at ${STORM_GET_RATE} req/s, idle vs during a login storm`,
+    profile: 'open',
+    async run(ctx) {
+      const get: RequestShape = { method: 'GET', path: () => `/posts/${randomInt(ctx.data.posts)}` };
+      const foreground = {
+        connections: STORM_GET_CONNECTIONS,
+        durationSeconds: ctx.timing.stormPhaseSeconds,
+        overallRate: STORM_GET_RATE,
+      };
+      const idle = await runLoad(ctx.proc.baseUrl, get, foreground);
+      await ctx.proc.resetStats();
+      const [storm, logins] = await Promise.all([
+        runLoad(ctx.proc.baseUrl, get, foreground),
+        runLoad(ctx.proc.baseUrl, loginShape(ctx.data), {
+          connections: STORM_LOGIN_CONNECTIONS,
+          durationSeconds: ctx.timing.stormPhaseSeconds,
+        }),
+      ]);
+      const stats = await ctx.proc.stats();
+      return {
+        ...loadMetrics(idle, 'idle_'),
+        ...loadMetrics(storm, 'storm_'),
+        ...loadMetrics(logins, 'login_'),
+        p99_ratio: idle.latency.p99 > 0 ? storm.latency.p99 / idle.latency.p99 : Number.NaN,
+        eld_p50: stats.eld.p50,
+        eld_p99: stats.eld.p99,
+        eld_max: stats.eld.max,
+      };
+    },
+  },
+  {
+    name: 'auth_get',
+    title: 'GET /posts/:id with token and ownership policy',
+    profile: 'secure',
+    run(ctx) {
+      const owned = ctx.data.postsOwnedBy(1);
+      return measure(ctx.proc, ctx.timing, {
+        method: 'GET',
+        path: () => `/posts/${pick(owned)}`,
+        headers: bearer(ctx.tokens.owner),
+      });
+    },
+  },
+  {
+    name: 'create',
+    title: 'POST /posts',
+    profile: 'secure',
+    run: (ctx) =>
+      measure(ctx.proc, ctx.timing, {
+        method: 'POST',
+        path: '/posts',
+        body: JSON.stringify({ title: 'Benchmark post', body: 'Written by the load generator.' }),
+        headers: bearer(ctx.tokens.owner),
+      }),
+  },
+  {
+    name: 'update',
+    title: 'PUT /posts/:id (owner)',
+    profile: 'secure',
+    run(ctx) {
+      const owned = ctx.data.postsOwnedBy(1);
+      let n = 0;
+      return measure(ctx.proc, ctx.timing, {
+        method: 'PUT',
+        path: () => `/posts/${pick(owned)}`,
+        body: () =>
+          JSON.stringify({ title: `Updated title ${++n % 1000}`, body: 'Updated by the load generator.' }),
+        headers: bearer(ctx.tokens.owner),
+      });
+    },
+  },
+  {
+    name: 'delete',
+    title: 'DELETE /posts/:id (owner)',
+    profile: 'secure',
+    async run(ctx) {
+      // Every DELETE needs a row of its own: insert more than the contender can delete in the run.
+      const seconds = ctx.timing.warmupSeconds + ctx.timing.durationSeconds;
+      const rate = Math.max(ctx.writeRateHint ?? 20_000, 2_000);
+      const rows = Math.ceil(rate * seconds * 2) + 1000;
+      const { first, last } = await ctx.db.insertPosts(ctx.dbUrl, 1, rows);
+      let next = first;
+      const metrics = await measure(ctx.proc, ctx.timing, {
+        method: 'DELETE',
+        path: () => `/posts/${next <= last ? next++ : last + 1}`,
+        headers: bearer(ctx.tokens.owner),
+      });
+      return { ...metrics, rows_exhausted: next > last ? 1 : 0 };
+    },
+  },
+  {
+    name: 'memory',
+    title: `RSS idle and with idle keep-alive connections`,
+    profile: 'fresh',
+    async run(ctx) {
+      // Load every route once so lazily compiled code is in, then let the process settle.
+      await runLoad(
+        ctx.proc.baseUrl,
+        { method: 'GET', path: () => `/posts/${randomInt(ctx.data.posts)}` },
+        {
+          connections: 8,
+          durationSeconds: Math.min(1, ctx.timing.durationSeconds / 2),
+        },
+      );
+      await sleep(ctx.timing.settleSeconds * 1000);
+      const idle = ctx.proc.rss();
+      const sockets = await openIdleConnections(ctx.proc.port, '/posts/1', ctx.timing.idleConnections);
+      await sleep(ctx.timing.settleSeconds * 500);
+      const connected = ctx.proc.rss();
+      closeAll(sockets);
+      return { idle_rss: idle, connected_rss: connected, connections: sockets.length };
+    },
+  },
+];

@@ -1,0 +1,99 @@
+/**
+ * The soak: five minutes of a mixed authenticated load (read, list, create, update) at 70 % of what
+ * the contender sustains, with RSS sampled every few seconds. The goal is on the growth after the
+ * first minute, once caches, pools and JIT have settled.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Dataset } from '../dataset.js';
+import { type RequestShape, runLoad } from '../load.js';
+import { bearer, loadMetrics, pick } from '../measure.js';
+import { login } from '../probes.js';
+import type { OwnScenario } from '../scenario-types.js';
+
+const LOAD_SHARE = 0.7;
+const SAMPLE_SECONDS = 5;
+const SETTLE_SECONDS = 60;
+
+/** The soak's request mix, sent in turn on every connection. */
+function soakMix(data: Dataset, token: string): RequestShape[] {
+  const owned = data.postsOwnedBy(1);
+  const headers = bearer(token);
+  let n = 0;
+  return [
+    { method: 'GET', path: () => `/posts/${pick(owned)}`, headers },
+    { method: 'GET', path: '/posts?limit=20', headers },
+    {
+      method: 'POST',
+      path: '/posts',
+      body: JSON.stringify({ title: 'Soak post', body: 'Soaked.' }),
+      headers,
+    },
+    {
+      method: 'PUT',
+      path: () => `/posts/${pick(owned)}`,
+      body: () => JSON.stringify({ title: `Soak update ${++n % 1000}`, body: null }),
+      headers,
+    },
+  ];
+}
+
+export const soak: OwnScenario = {
+  name: 'soak',
+  title: 'RSS over a soak at 70 % load (read, list, create, update)',
+  profile: 'own',
+  contenders: ['framework'],
+  once: true,
+  async run(ctx) {
+    const proc = await ctx.launch({ profile: 'secure' });
+    const tokens = await login(proc.baseUrl, ctx.data);
+    const mix = soakMix(ctx.data, tokens.owner);
+    const probeSeconds = Math.min(5, Math.max(1, ctx.settings.soakSeconds / 10));
+    const capacity = await runLoad(proc.baseUrl, mix, {
+      connections: ctx.timing.connections,
+      durationSeconds: probeSeconds,
+    });
+    const rate = Math.max(1, Math.round(capacity.rps * LOAD_SHARE));
+    // Short soaks (tests of the bench itself) settle for a fifth of their length instead of a minute.
+    const settle = Math.min(SETTLE_SECONDS, ctx.settings.soakSeconds / 5);
+    const samples: { at: number; rss: number }[] = [];
+    await proc.resetStats();
+    const started = Date.now();
+    let done = false;
+    const sampler = (async () => {
+      while (!done) {
+        samples.push({ at: (Date.now() - started) / 1000, rss: proc.rss() });
+        await sleep(Math.min(SAMPLE_SECONDS, ctx.settings.soakSeconds / 10) * 1000);
+      }
+    })();
+    const result = await runLoad(proc.baseUrl, mix, {
+      connections: ctx.timing.connections,
+      durationSeconds: ctx.settings.soakSeconds,
+      overallRate: rate,
+    });
+    done = true;
+    await sampler;
+    samples.push({ at: (Date.now() - started) / 1000, rss: proc.rss() });
+    const stats = await proc.stats();
+    const afterSettle = samples.find((sample) => sample.at >= settle) ?? samples[0];
+    const last = samples[samples.length - 1];
+    const first = samples[0];
+    if (afterSettle === undefined || last === undefined || first === undefined)
+      throw new Error('soak: no RSS sample');
+    return {
+      ...loadMetrics(result),
+      capacity_rps: capacity.rps,
+      target_rps: rate,
+      seconds: ctx.settings.soakSeconds,
+      settle_seconds: settle,
+      rss_start: first.rss,
+      rss_settled: afterSettle.rss,
+      rss_end: last.rss,
+      rss_max: Math.max(...samples.map((sample) => sample.rss)),
+      growth: (last.rss - afterSettle.rss) / afterSettle.rss,
+      heap_end: stats.heapUsed,
+      eld_p50: stats.eld.p50,
+      eld_p99: stats.eld.p99,
+      eld_max: stats.eld.max,
+    };
+  },
+};
