@@ -3,13 +3,7 @@
  * Swagger UI's Authorize logs in through `/login`), and the operations of `/register`, `/login`
  * and `/admin/{id}/make-admin` with their schemas and problem responses.
  */
-import {
-  JSON_MEDIA_TYPE,
-  PROBLEM_MEDIA_TYPE,
-  type ProblemResponseName,
-  responseRef,
-  schemaRef,
-} from '../openapi/components.js';
+import { JSON_MEDIA_TYPE, PROBLEM_MEDIA_TYPE, problemResponses, schemaRef } from '../openapi/components.js';
 import type { OpenApiRegistry } from '../openapi/registry.js';
 import type { JsonSchema } from '../schema/json-schema.js';
 import { createSchema, fieldValueSchema, readSchema } from '../schema/model-schemas.js';
@@ -33,23 +27,6 @@ function namedSchema(registry: OpenApiRegistry, name: string, schema: JsonSchema
     names.add(name);
   }
   return schemaRef(name);
-}
-
-const STATUS: Record<ProblemResponseName, string> = {
-  BadRequest: '400',
-  Unauthorized: '401',
-  Forbidden: '403',
-  NotFound: '404',
-  Conflict: '409',
-  PayloadTooLarge: '413',
-  UnsupportedMediaType: '415',
-  ValidationFailed: '422',
-  TooManyRequests: '429',
-  ServiceUnavailable: '503',
-};
-
-function problems(names: readonly ProblemResponseName[]): Record<string, unknown> {
-  return Object.fromEntries(names.map((name) => [STATUS[name], responseRef(name)]));
 }
 
 /** The security scheme object: an OAuth2 password flow whose token is a JWT sent as `Bearer`. */
@@ -130,7 +107,7 @@ export function documentAccountRoutes(registry: OpenApiRegistry, binding: UserBi
           headers: { Location: { $ref: '#/components/headers/Location' } },
           content: { [JSON_MEDIA_TYPE]: { schema: user } },
         },
-        ...problems([
+        ...problemResponses([
           'BadRequest',
           'Conflict',
           'PayloadTooLarge',
@@ -161,13 +138,13 @@ export function documentAccountRoutes(registry: OpenApiRegistry, binding: UserBi
       },
       responses: {
         200: { description: 'An access token.', content: { [JSON_MEDIA_TYPE]: { schema: token } } },
-        ...problems(['BadRequest']),
+        ...problemResponses(['BadRequest']),
         401: {
           description: 'The username or password is incorrect.',
           headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } },
           content: { [PROBLEM_MEDIA_TYPE]: { schema: schemaRef('Problem') } },
         },
-        ...problems([
+        ...problemResponses([
           'PayloadTooLarge',
           'UnsupportedMediaType',
           'ValidationFailed',
@@ -215,7 +192,7 @@ export function documentAdminRoutes(registry: OpenApiRegistry, binding: UserBind
           description: 'The user, now an administrator.',
           content: { [JSON_MEDIA_TYPE]: { schema: user } },
         },
-        ...problems(['Unauthorized', 'Forbidden', 'NotFound', 'ServiceUnavailable']),
+        ...problemResponses(['Unauthorized', 'Forbidden', 'NotFound', 'ServiceUnavailable']),
       },
     },
   });

@@ -153,6 +153,26 @@ export const PROBLEM_RESPONSES = {
 /** Name of a shared error response. */
 export type ProblemResponseName = keyof typeof PROBLEM_RESPONSES;
 
+/** The HTTP status of each problem response. */
+export const PROBLEM_STATUS: Readonly<Record<ProblemResponseName, string>> = {
+  BadRequest: '400',
+  Unauthorized: '401',
+  Forbidden: '403',
+  NotFound: '404',
+  Conflict: '409',
+  PayloadTooLarge: '413',
+  UnsupportedMediaType: '415',
+  ValidationFailed: '422',
+  TooManyRequests: '429',
+  ServiceUnavailable: '503',
+};
+
+/** An operation's `responses` entries for these problems, keyed by status, in status order. */
+export function problemResponses(names: readonly ProblemResponseName[]): Record<string, { $ref: string }> {
+  const sorted = [...new Set(names)].sort((a, b) => Number(PROBLEM_STATUS[a]) - Number(PROBLEM_STATUS[b]));
+  return Object.fromEntries(sorted.map((name) => [PROBLEM_STATUS[name], responseRef(name)]));
+}
+
 /** The response object of one shared error response, with an example body. */
 function problemResponse(spec: ProblemResponseSpec): Record<string, unknown> {
   const headers = Object.entries(spec.headers ?? {}).map(

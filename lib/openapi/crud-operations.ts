@@ -12,7 +12,7 @@ import {
   JSON_MEDIA_TYPE,
   type ProblemResponseName,
   parameterRef,
-  responseRef,
+  problemResponses,
   schemaRef,
 } from './components.js';
 import { article, humanize, pascalCase } from './naming.js';
@@ -147,24 +147,6 @@ function access(
   return { security: [{ [ctx.securityScheme(doc, policy)]: [] }], errors, notes };
 }
 
-/** The error responses of an operation, in status order. */
-function errorResponses(names: readonly ProblemResponseName[]): Record<string, unknown> {
-  const statuses: Record<ProblemResponseName, string> = {
-    BadRequest: '400',
-    Unauthorized: '401',
-    Forbidden: '403',
-    NotFound: '404',
-    Conflict: '409',
-    PayloadTooLarge: '413',
-    UnsupportedMediaType: '415',
-    ValidationFailed: '422',
-    TooManyRequests: '429',
-    ServiceUnavailable: '503',
-  };
-  const sorted = [...new Set(names)].sort((a, b) => Number(statuses[a]) - Number(statuses[b]));
-  return Object.fromEntries(sorted.map((name) => [statuses[name], responseRef(name)]));
-}
-
 /** Builds one operation; every CRUD operation reads or writes the database, hence 503. */
 function operation(
   doc: CrudRoutesDoc,
@@ -190,7 +172,7 @@ function operation(
     ...(spec.requestBody === undefined ? {} : { requestBody: spec.requestBody }),
     responses: {
       ...spec.success,
-      ...errorResponses([...spec.errors, ...rules.errors, 'ServiceUnavailable']),
+      ...problemResponses([...spec.errors, ...rules.errors, 'ServiceUnavailable']),
     },
     ...(rules.security === undefined ? {} : { security: rules.security }),
   };
