@@ -30,6 +30,16 @@ export async function createBlogApp(config: BlogConfig, logger?: Logger): Promis
     user_model: User,
     ...(config.jwtSecret === undefined ? {} : { secret: config.jwtSecret }),
   });
+  registerBlogRoutes(app, auth);
+
+  if (config.admin !== undefined) {
+    await auth.ensure_admin({ db: adapter.orm.em.fork(), ...config.admin });
+  }
+  return { app, adapter, auth };
+}
+
+/** The example's routes: auth, admin, users, posts, categories and labels with their policies. */
+export function registerBlogRoutes(app: Application, auth: AuthRouter): void {
   auth.register_routes(app);
   auth.register_admin_routes(app);
   const secured = { secure: true, auth_dependency: auth.get_auth_dependency() } as const;
@@ -49,9 +59,4 @@ export async function createBlogApp(config: BlogConfig, logger?: Logger): Promis
     model: Tag,
     policy: { POST: auth.admin_only(), PUT: auth.admin_only(), DELETE: auth.admin_only() },
   }).register_routes(app);
-
-  if (config.admin !== undefined) {
-    await auth.ensure_admin({ db: adapter.orm.em.fork(), ...config.admin });
-  }
-  return { app, adapter, auth };
 }
