@@ -252,6 +252,7 @@ export class Application {
 /** A positive whole number of milliseconds from the options, or the default. */
 function positiveMs(value: number | undefined, fallback: number, name: string): number {
   const ms = value ?? fallback;
-  if (!Number.isInteger(ms) || ms <= 0) throw new ConfigurationError(`Application \`${name}\` must be a positive number of ms.`);
+  if (!Number.isInteger(ms) || ms <= 0)
+    throw new ConfigurationError(`Application \`${name}\` must be a positive number of ms.`);
   return ms;
 }

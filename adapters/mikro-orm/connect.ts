@@ -129,8 +129,16 @@ function timeoutOptions(packageName: string, connectMs: number, queryMs: number)
 
 /** Initialises MikroORM for the URL with koa-model-api's conventions and applies the `schema` option. */
 export async function ormFromUrl(options: MikroOrmConnectOptions): Promise<MikroORM> {
-  const { url, schema = 'none', debug, pool, entities, connectTimeoutMs = 3_000, queryTimeoutMs = 4_000, ...rest } =
-    options;
+  const {
+    url,
+    schema = 'none',
+    debug,
+    pool,
+    entities,
+    connectTimeoutMs = 3_000,
+    queryTimeoutMs = 4_000,
+    ...rest
+  } = options;
   for (const [name, value] of Object.entries({ connectTimeoutMs, queryTimeoutMs })) {
     if (!Number.isInteger(value) || value <= 0) {
       throw new ConfigurationError(`MikroOrmAdapter.connect(): ${name} must be a positive number of ms.`);
