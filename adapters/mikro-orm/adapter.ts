@@ -28,6 +28,7 @@ import {
   quietEvents,
 } from './direct-writes.js';
 import { isConnectionError, toApiError } from './errors.js';
+import { ListStatements } from './list-statements.js';
 import { type Lookup, prepareLookup } from './lookup.js';
 import {
   buildPlan,
@@ -81,6 +82,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   readonly #direct = new Map<ModelPlan, DirectWrites>();
   readonly #directWrites: boolean;
   readonly #statements: StatementRunner;
+  readonly #lists = new ListStatements();
   readonly #lookups = new Map<FieldPlan, Lookup | null>();
 
   /**
@@ -127,12 +129,10 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   async list(session: EntityManager, model: ModelClass, query: ListQuery): Promise<ListResult> {
     const plan = this.#plan(model);
     try {
-      const where = whereOf(plan, query.filters);
-      // The total counts every row the filters match, wherever the keyset page starts.
-      const pageWhere = query.after === undefined ? where : listWhereOf(plan, query);
-      const rowsQuery =
-        query.limit > 0 ? this.#select(session, plan, pageWhere, query) : Promise.resolve([] as Row[]);
-      const totalQuery = query.withTotal ? this.#count(session, plan, where) : Promise.resolve(undefined);
+      const rowsQuery = query.limit > 0 ? this.#select(session, plan, query) : Promise.resolve([] as Row[]);
+      const totalQuery = query.withTotal
+        ? this.#count(session, plan, query.filters)
+        : Promise.resolve(undefined);
       const [rows, total] = await Promise.all([rowsQuery, totalQuery]);
       return { rows: rows.map((row) => decodeRow(plan, row)), ...(total === undefined ? {} : { total }) };
     } catch (error) {
@@ -307,23 +307,40 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     return (session as unknown as SqlEntityManager).createQueryBuilder(plan.entity as AnyEntity, ROOT_ALIAS);
   }
 
-  async #select(session: EntityManager, plan: ModelPlan, where: Row, query: ListQuery): Promise<Row[]> {
-    const qb = this.#queryBuilder(session, plan)
-      .select(plan.select as AnyEntity)
-      .where(where)
-      .orderBy(orderByOf(plan, query.sort) as AnyEntity)
-      .limit(query.limit, query.offset);
-    if (plan.filtered) await qb.applyFilters();
-    const { sql, params } = qb.toQuery();
-    const rows = await this.#statements.all(session, sql, params);
+  /** A page of rows; the where covers the filters and, when paging by keyset, the position. */
+  async #select(session: EntityManager, plan: ModelPlan, query: ListQuery): Promise<Row[]> {
+    const builder = (q: ListQuery) =>
+      this.#queryBuilder(session, plan)
+        .select(plan.select as AnyEntity)
+        .where(listWhereOf(plan, q))
+        .orderBy(orderByOf(plan, q.sort) as AnyEntity)
+        .limit(q.limit, q.offset);
+    let statement: { sql: string; params: readonly unknown[] };
+    if (plan.filtered) {
+      const qb = builder(query);
+      await qb.applyFilters();
+      statement = qb.toQuery();
+    } else {
+      statement = this.#lists.statement(plan, query, true, (q) => builder(q).toQuery());
+    }
+    const rows = await this.#statements.all(session, statement.sql, statement.params);
     return rows.map((row) => this.#mapped(plan, row));
   }
 
-  async #count(session: EntityManager, plan: ModelPlan, where: Row): Promise<number> {
-    const qb = this.#queryBuilder(session, plan).count().where(where);
-    if (plan.filtered) await qb.applyFilters();
-    const { sql, params } = qb.toQuery();
-    const row = await this.#statements.get(session, sql, params);
+  /** The rows the filters match, wherever a keyset page starts. */
+  async #count(session: EntityManager, plan: ModelPlan, filters: ListQuery['filters']): Promise<number> {
+    const builder = (q: ListQuery) =>
+      this.#queryBuilder(session, plan).count().where(whereOf(plan, q.filters));
+    const query: ListQuery = { filters, sort: [], limit: 0, offset: 0, withTotal: true };
+    let statement: { sql: string; params: readonly unknown[] };
+    if (plan.filtered) {
+      const qb = builder(query);
+      await qb.applyFilters();
+      statement = qb.toQuery();
+    } else {
+      statement = this.#lists.statement(plan, query, false, (q) => builder(q).toQuery());
+    }
+    const row = await this.#statements.get(session, statement.sql, statement.params);
     // PostgreSQL's count(*) is a bigint, which pg hands over as a string.
     return row === undefined ? 0 : Number(row.count);
   }

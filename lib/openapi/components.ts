@@ -221,7 +221,7 @@ export const AFTER_PARAMETER = {
     'the record it was made from. An empty value starts a keyset walk at the first record. A cursor works ' +
     'only with the `sort` and filtered fields it was made for, not with `offset`, and not when a sort key ' +
     'is nullable (400 otherwise). Deep pages cost as little as the first one.',
-  schema: { type: 'string', maxLength: 4096, pattern: '^[A-Za-z0-9_-]*$' },
+  schema: { type: 'string', maxLength: 4096, pattern: '^([A-Za-z0-9_-]+\\.[0-9a-z]+)?$' },
 } as const;
 
 /** The `count` list parameter, written inline in each list operation. */

@@ -1,17 +1,16 @@
 /**
- * Keyset cursors of list routes (`after=`): the base64url JSON of the last row's sort-key values,
- * bound to the list's shape (model, sort keys and directions, filtered fields and operators) and
- * carrying a checksum, so that a cursor used with another sort or filter, edited or made up is a
+ * Keyset cursors of list routes (`after=`): the base64url JSON of the last row's sort-key values
+ * and a checksum binding it to the list's shape (model, sort keys and directions, filtered fields
+ * and operators), so that a cursor used with another sort or filter, edited or made up is a
  * 400 instead of a silently wrong page. A cursor is opaque, not secret: it grants nothing, as the
  * filters and the policy's scope apply to every page anyway.
  */
-import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import type { FieldDescription, FilterCondition, ModelDescription, RawRecord, SortKey } from '../types.js';
 import { parseFieldText } from './coerce.js';
 
-/** Format version inside every cursor; a cursor of another version is refused. */
-const CURSOR_VERSION = 1;
+/** Format version, part of every checksum: a cursor of another version is refused. */
+const CURSOR_VERSION = 'v1';
 /** Longest `after` value accepted (a cursor of a few long text keys fits easily). */
 export const MAX_CURSOR_LENGTH = 4096;
 
@@ -29,8 +28,24 @@ export function cursorShape(
   return `${model.name}|${order}|${filtered}`;
 }
 
+/**
+ * A 52-bit FNV-1a hash of the shape and values, in base 36. It detects edits and mismatched shapes;
+ * it is not a signature (nothing a cursor carries needs one), and unlike a native hash object it
+ * allocates nothing per request, which showed in the keyset pages' throughput.
+ */
 function checksum(shape: string, values: string): string {
-  return createHash('sha256').update(shape).update('\u0000').update(values).digest('base64url').slice(0, 16);
+  const text = `${CURSOR_VERSION}\u0000${shape}\u0000${values}`;
+  const half = 0x4000000; // 2^26: the state is high * 2^26 + low, so every product stays below 2^53
+  let high = 0x3ba0d9c; // the 64-bit FNV offset basis, folded to 52 bits
+  let low = 0x2ee2325;
+  for (let i = 0; i < text.length; i++) {
+    low ^= text.charCodeAt(i);
+    // state × (2^40 + 0x1b3) mod 2^52: the 2^40 term only moves low's bottom 12 bits into high.
+    const lowProduct = low * 0x1b3;
+    high = (high * 0x1b3 + Math.floor(lowProduct / half) + (low % 0x1000) * 0x4000) % half;
+    low = lowProduct % half;
+  }
+  return (high * half + low).toString(36);
 }
 
 /** The JSON form of a sort value taken from a raw row (the form a query value has). */
@@ -46,7 +61,11 @@ function cursorValue(field: FieldDescription, value: unknown): string | number |
   return String(value);
 }
 
-/** The cursor that continues after `row` in a list of this shape. */
+/**
+ * The cursor that continues after `row` in a list of this shape: `<values>.<check>`, the base64url
+ * JSON of the row's sort-key values and the checksum of the shape and that text (checked before
+ * anything is decoded, so that a mismatched cursor costs one pass over a few dozen characters).
+ */
 export function encodeCursor(
   model: ModelDescription,
   shape: string,
@@ -57,10 +76,8 @@ export function encodeCursor(
     const field = model.fieldsByName.get(key.field);
     return field === undefined ? null : cursorValue(field, row[key.field]);
   });
-  const text = JSON.stringify(values);
-  return Buffer.from(JSON.stringify([CURSOR_VERSION, checksum(shape, text), values]), 'utf8').toString(
-    'base64url',
-  );
+  const text = Buffer.from(JSON.stringify(values), 'utf8').toString('base64url');
+  return `${text}.${checksum(shape, text)}`;
 }
 
 const malformed = (): ApiError =>
@@ -76,23 +93,23 @@ export function decodeCursor(
   sort: readonly SortKey[],
   raw: string,
 ): unknown[] {
-  if (raw.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(raw)) throw malformed();
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-  } catch {
+  const dot = raw.indexOf('.');
+  if (raw.length > MAX_CURSOR_LENGTH || dot < 1 || !/^[A-Za-z0-9_-]+\.[0-9a-z]+$/.test(raw))
     throw malformed();
-  }
-  if (!Array.isArray(decoded) || decoded.length !== 3 || decoded[0] !== CURSOR_VERSION) throw malformed();
-  const [, sum, values] = decoded as [number, unknown, unknown];
-  if (typeof sum !== 'string' || !Array.isArray(values)) throw malformed();
-  if (sum !== checksum(shape, JSON.stringify(values))) {
+  const text = raw.slice(0, dot);
+  if (raw.slice(dot + 1) !== checksum(shape, text)) {
     throw ApiError.invalidQuery(
       'after: the cursor was made for another sort or filter (or was changed); ' +
         'keep sort and filters as they were, or start again without `after`.',
     );
   }
-  if (values.length !== sort.length) throw malformed();
+  let values: unknown;
+  try {
+    values = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    throw malformed();
+  }
+  if (!Array.isArray(values) || values.length !== sort.length) throw malformed();
   return sort.map((key, index) => {
     const field = model.fieldsByName.get(key.field);
     const value: unknown = values[index];

@@ -45,7 +45,7 @@ async function walk(
     assert.equal(links.prev, undefined, 'a keyset page has no prev link');
     next = links.next;
     if (next !== undefined) {
-      assert.match(next, /[?&]after=[A-Za-z0-9_-]+(&|$)/, 'the next link carries an after cursor');
+      assert.match(next, /[?&]after=[A-Za-z0-9_.-]+(&|$)/, 'the next link carries an after cursor');
       nexts.push(next);
     }
   }
@@ -178,24 +178,23 @@ export const keysetCases = {
     description: 'a garbage, truncated or edited cursor is 400, never a 500 or a wrong page',
     async run(ctx) {
       const cursor = await firstCursor(ctx);
-      const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-      const edited = structuredClone(decoded);
-      (edited[2] as unknown[])[0] = 0;
-      const wrongType = structuredClone(decoded);
-      (wrongType[2] as unknown[])[0] = 'three';
-      const encode = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
-      // The second-to-last character carries six bits of the payload whatever the length.
-      const flipped = cursor.slice(0, -2) + (cursor.at(-2) === 'A' ? 'B' : 'A') + cursor.slice(-1);
+      // Edits that do not depend on how the cursor is built: every character changed in turn, cut, extended.
+      const flip = (at: number) => {
+        const char = cursor.charAt(at);
+        const other = char === 'A' ? 'B' : char === '0' ? '1' : /[a-z]/.test(char) ? 'A' : '0';
+        return cursor.slice(0, at) + other + cursor.slice(at + 1);
+      };
       const garbage = [
+        ...Array.from({ length: cursor.length }, (_, at) => flip(at)),
+        cursor.slice(0, -1),
+        cursor.slice(1),
+        cursor.slice(0, Math.floor(cursor.length / 2)),
+        `${cursor}A`,
+        `${cursor}${cursor}`,
         'garbage',
         '!!!',
         'e30',
-        cursor.slice(0, Math.floor(cursor.length / 2)),
-        flipped,
-        encode(edited),
-        encode(wrongType),
-        encode({ values: [1, 2] }),
-        encode([1, 'x', [1]]),
+        Buffer.from('[1,2]').toString('base64url'),
         'A'.repeat(5000),
       ];
       for (const after of garbage) {

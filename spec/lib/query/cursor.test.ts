@@ -57,7 +57,7 @@ describe('keyset cursors', () => {
 
   it('round-trips every sortable kind to the form a query value has', () => {
     const cursor = encodeCursor(model, shape, sort, row);
-    assert.match(cursor, /^[A-Za-z0-9_-]+$/);
+    assert.match(cursor, /^[A-Za-z0-9_-]+\.[0-9a-z]+$/);
     assert.deepEqual(decodeCursor(model, shape, sort, cursor), [
       '2026-03-01T09:30:00.250Z',
       '2026-03-01',
@@ -107,21 +107,21 @@ describe('keyset cursors', () => {
 
   it('refuses garbage, truncated, edited and oversized cursors with 400', () => {
     const cursor = encodeCursor(model, shape, sort, row);
-    const payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [
-      number,
-      string,
-      unknown[],
-    ];
+    const [text, check] = cursor.split('.') as [string, string];
+    const values = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
     const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-    const edited = encode([payload[0], payload[1], ['2027-01-01T00:00:00.000Z', ...payload[2].slice(1)]]);
+    const edited = `${encode(['2027-01-01T00:00:00.000Z', ...values.slice(1)])}.${check}`;
     for (const bad of [
       'x',
       '%%%',
-      'bm90IGpzb24',
+      text,
+      `.${check}`,
+      `${text}.`,
+      `bm90IGpzb24.${check}`,
       cursor.slice(0, 20),
+      `${cursor}0`,
       edited,
-      encode([2, payload[1], payload[2]]),
-      encode({}),
+      `${encode({})}.${check}`,
       'A'.repeat(MAX_CURSOR_LENGTH + 1),
     ]) {
       refused(() => decodeCursor(model, shape, sort, bad), /after:/);
