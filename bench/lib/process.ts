@@ -26,6 +26,7 @@ export interface LaunchOptions {
 export interface ContenderStats {
   readonly rss: number;
   readonly heapUsed: number;
+  readonly external: number;
   readonly eld: LoopDelay;
 }
 
@@ -147,7 +148,7 @@ export class ContenderProcess {
   async stats(): Promise<ContenderStats> {
     const message = await this.#ask('stats');
     if (message.type !== 'stats') throw new Error('unexpected answer');
-    return { rss: message.rss, heapUsed: message.heapUsed, eld: message.eld };
+    return { rss: message.rss, heapUsed: message.heapUsed, external: message.external, eld: message.eld };
   }
 
   /** Stops the process (SIGTERM, then SIGKILL after 5 s) and waits for it to exit. */

@@ -239,6 +239,14 @@ function goalsTable(v: View): string[] {
       (x) => x <= 1.2,
     ),
   );
+  lines.push(
+    row(
+      `keyset page at ${biggest === undefined ? '1M' : rowsLabel(biggest)} rows vs the walk's first page (\`after=\`)`,
+      '≤ 1.2×',
+      ratio(pages?.[`${p}start_rps`], pages?.[`${p}keyset_rps`]),
+      (x) => x <= 1.2,
+    ),
+  );
   const soak = f('soak');
   lines.push(
     row(
@@ -297,6 +305,7 @@ function sweepTable(v: View): string[] {
 const PAGES: readonly [key: string, title: string][] = [
   ['first', 'first page, `count=false`'],
   ['counted', 'first page with `X-Total-Count`'],
+  ['start', 'first page of a keyset walk (`after=`), `count=false`'],
   ['offset', 'deep offset page (90 %), `count=false`'],
   ['keyset', 'keyset page at the same depth, `count=false`'],
 ];
@@ -321,15 +330,15 @@ function pagesTable(v: View): string[] {
 
 function soakTable(v: View): string[] {
   const lines = [
-    '| contender | seconds | target req/s (70 %) | achieved req/s | p99 ms | RSS start MiB | RSS after settling MiB | RSS end MiB | RSS max MiB | growth after settling | event-loop delay p99 ms |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| contender | seconds | target req/s (70 %) | achieved req/s | p99 ms | RSS start MiB | RSS after settling MiB | RSS end MiB | RSS growth after settling | JS heap after settling MiB | JS heap end MiB | event-loop delay p99 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const c of v.contenders) {
     const m = v.m('soak', c);
     if (!m) continue;
     const mib = (key: string) => num((m[key] ?? Number.NaN) / MiB, 1);
     lines.push(
-      `| ${v.label(c)} | ${num(m.seconds)} | ${num(m.target_rps)} | ${num(m.rps)} | ${num(m.p99)} | ${mib('rss_start')} | ${mib('rss_settled')} | ${mib('rss_end')} | ${mib('rss_max')} | ${num((m.growth ?? Number.NaN) * 100, 1)} % | ${num(m.eld_p99, 1)} |`,
+      `| ${v.label(c)} | ${num(m.seconds)} | ${num(m.target_rps)} | ${num(m.rps)} | ${num(m.p99)} | ${mib('rss_start')} | ${mib('rss_settled')} | ${mib('rss_end')} | ${num((m.growth ?? Number.NaN) * 100, 1)} % | ${mib('heap_settled')} | ${mib('heap_end')} | ${num(m.eld_p99, 1)} |`,
     );
   }
   return lines.length > 2 ? lines : [];
@@ -433,7 +442,7 @@ export function renderMarkdown(results: ResultsFile, source: string, root: strin
       out.push(
         '### Soak',
         '',
-        'An authenticated mix (GET own post, list 20, create, update) at 70 % of the throughput a short unthrottled run of the same mix reached; RSS read from `/proc` every 5 s. Growth is measured from the end of the first minute (the settling time) to the end.',
+        'An authenticated mix (GET own post, list 20 with `count=false`, create, update) at 70 % of the throughput a short unthrottled run of the same mix reached; RSS read from `/proc` and the JS heap from `process.memoryUsage()` every 5 s. Growth is measured from the end of the first minute (the settling time) to the end.',
         '',
         ...soakRows,
         '',

@@ -23,6 +23,8 @@ export type ContenderMessage =
       readonly seq: number;
       readonly rss: number;
       readonly heapUsed: number;
+      /** Memory of C++ objects bound to JS ones (buffers, native handles). */
+      readonly external: number;
       readonly eld: LoopDelay;
     }
   | { readonly type: 'reset'; readonly seq: number };
@@ -47,6 +49,7 @@ export function startTelemetry(): { ready(): void } {
       seq: raw.seq,
       rss: memory.rss,
       heapUsed: memory.heapUsed,
+      external: memory.external,
       eld: {
         p50: ms(histogram.percentile(50)),
         p99: ms(histogram.percentile(99)),

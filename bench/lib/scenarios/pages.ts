@@ -1,6 +1,7 @@
 /**
  * List pages of big tables (1k, 100k, 1M posts): the first page with and without the total count,
- * a deep offset page (90 % in) and the keyset page at the same depth. Framework only: keyset paging
+ * the first page of a keyset walk (`after=`), a deep offset page (90 % in) and the keyset page at
+ * the same depth. Framework only: keyset paging
  * is its feature, and the goal compares its own pages with each other.
  */
 import { isDeepStrictEqual } from 'node:util';
@@ -12,12 +13,14 @@ const PAGE = 20;
 // Deep pages are database-bound: as many connections as the contenders' pool.
 const PAGE_CONNECTIONS = 10;
 
-/** The four pages measured on a table of `rows` posts (ids 1..rows). */
-export function pagePaths(rows: number): Record<'first' | 'counted' | 'offset' | 'keyset', string> {
+/** The pages measured on a table of `rows` posts (ids 1..rows). */
+export function pagePaths(rows: number): Record<'first' | 'counted' | 'start' | 'offset' | 'keyset', string> {
   const depth = Math.max(0, Math.min(rows - PAGE, Math.floor(rows * 0.9)));
   return {
     first: `/posts?limit=${PAGE}&count=false`,
     counted: `/posts?limit=${PAGE}`,
+    // The first page of a keyset walk: it also makes a cursor for its next link.
+    start: `/posts?limit=${PAGE}&count=false&after=`,
     offset: `/posts?limit=${PAGE}&offset=${depth}&count=false`,
     keyset: `/posts?limit=${PAGE}&count=false&after=${depth === 0 ? '' : cursorAfterPost(depth)}`,
   };

@@ -21,7 +21,7 @@ function soakMix(data: Dataset, token: string): RequestShape[] {
   let n = 0;
   return [
     { method: 'GET', path: () => `/posts/${pick(owned)}`, headers },
-    { method: 'GET', path: '/posts?limit=20', headers },
+    { method: 'GET', path: '/posts?limit=20&count=false', headers },
     {
       method: 'POST',
       path: '/posts',
@@ -55,13 +55,22 @@ export const soak: OwnScenario = {
     const rate = Math.max(1, Math.round(capacity.rps * LOAD_SHARE));
     // Short soaks (tests of the bench itself) settle for a fifth of their length instead of a minute.
     const settle = Math.min(SETTLE_SECONDS, ctx.settings.soakSeconds / 5);
-    const samples: { at: number; rss: number }[] = [];
+    const samples: { at: number; rss: number; heap: number; external: number }[] = [];
+    const sample = async () => {
+      const stats = await proc.stats();
+      samples.push({
+        at: (Date.now() - started) / 1000,
+        rss: proc.rss(),
+        heap: stats.heapUsed,
+        external: stats.external,
+      });
+    };
     await proc.resetStats();
     const started = Date.now();
     let done = false;
     const sampler = (async () => {
       while (!done) {
-        samples.push({ at: (Date.now() - started) / 1000, rss: proc.rss() });
+        await sample();
         await sleep(Math.min(SAMPLE_SECONDS, ctx.settings.soakSeconds / 10) * 1000);
       }
     })();
@@ -72,7 +81,7 @@ export const soak: OwnScenario = {
     });
     done = true;
     await sampler;
-    samples.push({ at: (Date.now() - started) / 1000, rss: proc.rss() });
+    await sample();
     const stats = await proc.stats();
     const afterSettle = samples.find((sample) => sample.at >= settle) ?? samples[0];
     const last = samples[samples.length - 1];
@@ -90,7 +99,12 @@ export const soak: OwnScenario = {
       rss_end: last.rss,
       rss_max: Math.max(...samples.map((sample) => sample.rss)),
       growth: (last.rss - afterSettle.rss) / afterSettle.rss,
-      heap_end: stats.heapUsed,
+      heap_settled: afterSettle.heap,
+      heap_end: last.heap,
+      heap_max: Math.max(...samples.map((s) => s.heap)),
+      heap_growth: (last.heap - afterSettle.heap) / afterSettle.heap,
+      external_settled: afterSettle.external,
+      external_end: last.external,
       eld_p50: stats.eld.p50,
       eld_p99: stats.eld.p99,
       eld_max: stats.eld.max,
