@@ -54,9 +54,25 @@ const MAX_SQLITE_STATEMENTS = 500;
 const MAX_PG_NAMES = 200;
 const DEFAULT_ON_QUERY = (sql: string): string => sql;
 
+/** What the runner needs to know of one SQL text, worked out once per text. */
+interface SqlFacts {
+  /** Every `?` is a placeholder and there is one per parameter (no `??` or `\\?`, none in a literal). */
+  readonly placeholdersOnly: boolean;
+  /** The `limit ?` of the query, when it has exactly one (see limitSlotOf). */
+  readonly limit: LimitSlot | null;
+  /** The SQL with the limit written in, by count: the same string object every time, so lookups stay cheap. */
+  readonly withLimit: Map<bigint | number, string>;
+}
+
+function sqlFactsOf(sql: string, parameterCount: number): SqlFacts {
+  const placeholdersOnly =
+    !sql.includes('??') && !sql.includes('\\?') && sql.split('?').length - 1 === parameterCount;
+  return { placeholdersOnly, limit: placeholdersOnly ? limitSlotOf(sql) : null, withLimit: new Map() };
+}
+
 /** Whether every parameter binds to the same value MikroORM would have written into the SQL. */
-function bindable(sql: string, params: readonly unknown[]): boolean {
-  if (sql.includes('??') || sql.includes('\\?')) return false;
+function bindable(facts: SqlFacts, params: readonly unknown[]): boolean {
+  if (!facts.placeholdersOnly) return false;
   for (const value of params) {
     const type = typeof value;
     if (
@@ -67,14 +83,36 @@ function bindable(sql: string, params: readonly unknown[]): boolean {
     )
       return false;
   }
-  // A `?` that is not a placeholder (inside a literal) makes the counts differ.
-  return sql.split('?').length - 1 === params.length;
+  return true;
 }
 
 /** `?` placeholders as PostgreSQL's `$1`, `$2`… (only called when every `?` is a placeholder). */
 function numbered(sql: string): string {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/** Where a query's `limit ?` is: the SQL around it and the index of its parameter. */
+interface LimitSlot {
+  readonly before: string;
+  readonly after: string;
+  readonly index: number;
+}
+
+/**
+ * The `limit ?` of a query, if it has exactly one. SQLite (built with STAT4, as better-sqlite3 is)
+ * prepares a statement again whenever a bound LIMIT changes or not: `limit ?` made a lookup by
+ * primary key cost 14 µs instead of 2 µs (bench/NOTES.md), so the runner writes the number in.
+ */
+function limitSlotOf(sql: string): LimitSlot | null {
+  const at = sql.indexOf(' limit ?');
+  if (at < 0 || sql.indexOf(' limit ?', at + 1) >= 0) return null;
+  const placeholder = at + ' limit '.length;
+  return {
+    before: sql.slice(0, placeholder),
+    after: sql.slice(placeholder + 1),
+    index: sql.slice(0, placeholder).split('?').length - 1,
+  };
 }
 
 /** better-sqlite3 binds every JS number as REAL; MikroORM's SQL text had integers as integers. */
@@ -89,6 +127,9 @@ export class StatementRunner {
   readonly #sqlite = new Map<string, SqliteStatement>();
   #sqliteDatabase: SqliteDatabase | undefined;
   readonly #pgNames = new Map<string, string>();
+  readonly #facts = new Map<string, SqlFacts>();
+  #onQuery: unknown;
+  #onQueryIsDefault = false;
 
   constructor(orm: AnyMikroORM, dialect: Dialect) {
     this.#orm = orm;
@@ -117,15 +158,22 @@ export class StatementRunner {
       return false;
     const config = this.#orm.config;
     if (config.getLogger().isEnabled('query')) return false;
-    if (
-      config.get('onQuery') !== DEFAULT_ON_QUERY &&
-      String(config.get('onQuery')) !== String(DEFAULT_ON_QUERY)
-    )
-      return false;
+    if (!this.#isDefaultOnQuery(config.get('onQuery'))) return false;
     if (config.get('onCreateConnection') !== undefined || config.get('onReserveConnection') !== undefined)
       return false;
     if (config.get('sessionContext') === 'connection') return false;
-    return bindable(sql, params);
+    return bindable(this.#factsOf(sql, params.length), params);
+  }
+
+  /** Whether `onQuery` is MikroORM's default (an identity function), remembered per function. */
+  #isDefaultOnQuery(onQuery: unknown): boolean {
+    if (onQuery === DEFAULT_ON_QUERY) return true;
+    if (onQuery !== this.#onQuery) {
+      this.#onQuery = onQuery;
+      // MikroORM's default is its own `sql => sql`: the same source text, another function object.
+      this.#onQueryIsDefault = String(onQuery) === String(DEFAULT_ON_QUERY);
+    }
+    return this.#onQueryIsDefault;
   }
 
   async #execute(
@@ -157,18 +205,52 @@ export class StatementRunner {
       this.#sqlite.clear();
       this.#sqliteDatabase = database;
     }
-    const values = params.map(sqliteValue);
+    const inlined = this.#inlineLimit(sql, params);
+    const text = inlined?.sql ?? sql;
+    const values = (inlined?.params ?? params).map(sqliteValue);
     // kysely's lock on the single SQLite connection: a transaction another request holds open finishes first.
     return connection
       .getClient()
       .getExecutor()
       .provideConnection(async () => {
-        const statement = this.#prepared(database, sql);
+        const statement = this.#prepared(database, text);
         if (method === 'get') return statement.get(...values);
         if (method === 'all') return statement.all(...values);
         if (statement.reader) return { affectedRows: statement.all(...values).length };
         return { affectedRows: statement.run(...values).changes };
       });
+  }
+
+  #factsOf(sql: string, parameterCount: number): SqlFacts {
+    let facts = this.#facts.get(sql);
+    if (facts === undefined) {
+      facts = sqlFactsOf(sql, parameterCount);
+      if (this.#facts.size >= MAX_SQLITE_STATEMENTS) this.#facts.clear();
+      this.#facts.set(sql, facts);
+    }
+    return facts;
+  }
+
+  /** The query with its `limit ?` written as the number it binds (see limitSlotOf), or undefined. */
+  #inlineLimit(sql: string, params: readonly unknown[]): { sql: string; params: unknown[] } | undefined {
+    const facts = this.#factsOf(sql, params.length);
+    const slot = facts.limit;
+    if (slot === null) return undefined;
+    const count = params[slot.index];
+    // Only a plain count goes into the SQL text; anything else stays a bound parameter.
+    if (typeof count === 'bigint' ? count < 0n : !(Number.isSafeInteger(count) && (count as number) >= 0))
+      return undefined;
+    const key = count as bigint | number;
+    let text = facts.withLimit.get(key);
+    if (text === undefined) {
+      text = `${slot.before}${String(key)}${slot.after}`;
+      // Page sizes are few; a client cycling through many only costs building the text again.
+      if (facts.withLimit.size >= 64) facts.withLimit.clear();
+      facts.withLimit.set(key, text);
+    }
+    const rest = params.slice();
+    rest.splice(slot.index, 1);
+    return { sql: text, params: rest };
   }
 
   #prepared(database: SqliteDatabase, sql: string): SqliteStatement {
@@ -179,11 +261,9 @@ export class StatementRunner {
         const oldest = this.#sqlite.keys().next().value;
         if (oldest !== undefined) this.#sqlite.delete(oldest);
       }
-    } else {
-      // Most recently used last: the oldest entry is the first to go.
-      this.#sqlite.delete(sql);
+      // The oldest prepared goes first; a hit is not moved (that cost a Map delete and set per query).
+      this.#sqlite.set(sql, statement);
     }
-    this.#sqlite.set(sql, statement);
     return statement;
   }
 

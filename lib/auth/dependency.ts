@@ -12,6 +12,7 @@ import { sessionOf } from '../http/session.js';
 import type { AppContext, AuthDependency, ModelClass, OrmAdapter } from '../types.js';
 import { type AccessTokenClaims, requireClaims, type TokenService } from './tokens.js';
 import type { UserBinding } from './user-binding.js';
+import { VerifiedTokens } from './verified-tokens.js';
 
 /** Name of the OpenAPI security scheme the plugin documents (the OAuth2 password flow of `/login`). */
 export const SECURITY_SCHEME_NAME = 'OAuth2PasswordBearer';
@@ -51,14 +52,19 @@ export function createAuthDependency(sources: DependencySources): AuthDependency
     key: STATE_KEY,
     passthrough: true,
   });
+  const verified = new VerifiedTokens();
 
   /** Runs koa-jwt on a private state object, so nothing in `ctx.state` (e.g. `secret`) can steer it. */
   async function verify(ctx: AppContext): Promise<AccessTokenClaims> {
     const header = ctx.get('authorization');
     if (header === '') throw ApiError.unauthorized();
-    if (!/^Bearer [^\s]+$/i.test(header.trim())) {
+    const trimmed = header.trim();
+    if (!/^Bearer [^\s]+$/i.test(trimmed)) {
       throw ApiError.unauthorized('The Authorization header must be "Bearer <token>".', 'invalid_token');
     }
+    const token = trimmed.slice('Bearer '.length);
+    const known = verified.get(token, Math.floor(Date.now() / 1000));
+    if (known !== undefined) return known;
     const saved = ctx.state;
     const isolated: JwtState = {};
     ctx.state = isolated as AppContext['state'];
@@ -68,11 +74,14 @@ export function createAuthDependency(sources: DependencySources): AuthDependency
       ctx.state = saved;
     }
     if (isolated.jwtOriginalError !== undefined) throw tokenError(isolated.jwtOriginalError);
+    let claims: AccessTokenClaims;
     try {
-      return requireClaims(isolated[STATE_KEY]);
+      claims = requireClaims(isolated[STATE_KEY]);
     } catch (error) {
       throw tokenError(error);
     }
+    verified.remember(token, claims);
+    return claims;
   }
 
   const dependency = async function authDependency(ctx: AppContext, next: Next): Promise<void> {

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigurationError } from '../errors.js';
 import { Argon2idHasher, BcryptHasher, type PasswordHasher } from './hashers.js';
+import { HashingGate } from './hashing-gate.js';
 
 /** The outcome of a password check. */
 export interface PasswordCheck {
@@ -39,16 +40,19 @@ export class Passwords {
   readonly current: PasswordHasher;
   private readonly schemes: readonly PasswordHasher[];
   private dummy: Promise<string> | undefined;
+  /** At most one hash or verification per core at a time (see hashing-gate.ts). */
+  readonly gate: HashingGate;
 
-  constructor(current: PasswordHasher) {
+  constructor(current: PasswordHasher, gate: HashingGate = new HashingGate()) {
     this.current = current;
+    this.gate = gate;
     // Verification of bcrypt or argon2id does not depend on the configured parameters.
     this.schemes = [current, new BcryptHasher(), new Argon2idHasher()];
   }
 
   /** A fresh hash of the password with the current scheme. */
   hash(password: string): Promise<string> {
-    return this.current.hash(password);
+    return this.gate.run(() => this.current.hash(password));
   }
 
   /** Checks a password against a stored hash (a missing or unknown hash costs as much as a real one). */
@@ -58,7 +62,7 @@ export class Passwords {
       await this.checkDummy(password);
       return { ok: false, rehash: false };
     }
-    const ok = await scheme.verify(password, stored);
+    const ok = await this.gate.run(() => scheme.verify(password, stored));
     if (!ok) return { ok: false, rehash: false };
     const rehash =
       scheme.scheme !== this.current.scheme ||
@@ -69,13 +73,17 @@ export class Passwords {
 
   /** Spends the time of one verification with the current scheme, for an unknown user. */
   async checkDummy(password: string): Promise<void> {
-    this.dummy ??= this.current.hash(randomBytes(18).toString('base64url'));
-    await this.current.verify(password, await this.dummy);
+    const dummy = await this.dummyHash();
+    await this.gate.run(() => this.current.verify(password, dummy));
   }
 
   /** Computes the dummy hash ahead of the first login. */
   async warmUp(): Promise<void> {
-    this.dummy ??= this.current.hash(randomBytes(18).toString('base64url'));
-    await this.dummy;
+    await this.dummyHash();
+  }
+
+  private dummyHash(): Promise<string> {
+    this.dummy ??= this.hash(randomBytes(18).toString('base64url'));
+    return this.dummy;
   }
 }

@@ -119,6 +119,32 @@ for (const target of databaseTargets()) {
       expectInvalid(await me(endless), 'no exp');
     });
 
+    it('refuses a token that worked a moment ago once it has expired (verified tokens are remembered, not their expiry)', async () => {
+      const exp = Math.floor(Date.now() / 1000) + 1;
+      const shortLived = jwt.sign({ exp }, KEY, { ...CLAIMS, subject: String(user.id) });
+      assert.equal((await me(shortLived)).status, 200, 'valid before exp');
+      assert.equal((await me(shortLived)).status, 200, 'valid again from memory');
+      await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 50));
+      const response = await me(shortLived);
+      expectInvalid(response, 'expired after use');
+      assert.match(String(response.body.detail), /expired/);
+    });
+
+    it('refuses a token that is not valid yet, even after a valid token of the same user', async () => {
+      assert.equal((await me(user.token)).status, 200);
+      const early = jwt.sign(
+        { nbf: Math.floor(Date.now() / 1000) + 600, exp: Math.floor(Date.now() / 1000) + 3600 },
+        KEY,
+        {
+          ...CLAIMS,
+          subject: String(user.id),
+        },
+      );
+      const response = await me(early);
+      expectInvalid(response, 'nbf in the future');
+      assert.match(String(response.body.detail), /not valid yet/);
+    });
+
     it('refuses another issuer or audience, and a token without sub', async () => {
       const issuer = jwt.sign({}, KEY, {
         issuer: 'someone-else',
