@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { ADMIN_FLAGS } from '../../../lib/auth/admin-flag.js';
 import { AUTH_ROUTER_OPTION_NAMES } from '../../../lib/auth/options.js';
 import { DEFAULT_THROTTLE_LIMITS } from '../../../lib/auth/throttle/login-throttle.js';
+import { MAX_VERIFIED_TOKENS } from '../../../lib/auth/verified-tokens.js';
 import { repoRoot } from '../../support/paths.js';
 
 const guide = readFileSync(join(repoRoot(), 'docs', 'authentication.md'), 'utf8');
@@ -32,6 +33,10 @@ describe('docs/authentication.md', () => {
         `per client address \\(\`ctx.ip\`\\) \\| ${address.attempts} failed attempts per ${address.window} s`,
       ),
     );
+  });
+
+  it('states how many verified tokens a router remembers', () => {
+    assert.match(guide, new RegExp(`bounded memory of ${MAX_VERIFIED_TOKENS.toLocaleString('en-US')} tokens`));
   });
 
   it('lists the admin flags in discovery order', () => {
