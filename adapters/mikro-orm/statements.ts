@@ -32,6 +32,7 @@ interface SqliteStatement {
 }
 interface SqliteDatabase {
   readonly open: boolean;
+  readonly inTransaction: boolean;
   prepare(sql: string): SqliteStatement;
 }
 interface PgPool {
@@ -113,6 +114,11 @@ function limitSlotOf(sql: string): LimitSlot | null {
     after: sql.slice(placeholder + 1),
     index: sql.slice(0, placeholder).split('?').length - 1,
   };
+}
+
+/** better-sqlite3's error for a statement run while another one is still being iterated. */
+function isBusy(error: unknown): boolean {
+  return error instanceof TypeError && /busy executing a query/.test(error.message);
 }
 
 /** better-sqlite3 binds every JS number as REAL; MikroORM's SQL text had integers as integers. */
@@ -208,17 +214,29 @@ export class StatementRunner {
     const inlined = this.#inlineLimit(sql, params);
     const text = inlined?.sql ?? sql;
     const values = (inlined?.params ?? params).map(sqliteValue);
-    // kysely's lock on the single SQLite connection: a transaction another request holds open finishes first.
+    const run = (): unknown => {
+      const statement = this.#prepared(database, text);
+      if (method === 'get') return statement.get(...values);
+      if (method === 'all') return statement.all(...values);
+      if (statement.reader) return { affectedRows: statement.all(...values).length };
+      return { affectedRows: statement.run(...values).changes };
+    };
+    // A statement runs to its end synchronously, so with no transaction open on the connection
+    // nothing can come between its steps: it runs at once, without kysely's lock (two microtask
+    // round trips per query). A connection still busy with a streamed query throws; then, and
+    // whenever a transaction is open, the query waits for kysely's lock so that it never lands
+    // inside another request's transaction.
+    if (!database.inTransaction) {
+      try {
+        return run();
+      } catch (error) {
+        if (!isBusy(error)) throw error;
+      }
+    }
     return connection
       .getClient()
       .getExecutor()
-      .provideConnection(async () => {
-        const statement = this.#prepared(database, text);
-        if (method === 'get') return statement.get(...values);
-        if (method === 'all') return statement.all(...values);
-        if (statement.reader) return { affectedRows: statement.all(...values).length };
-        return { affectedRows: statement.run(...values).changes };
-      });
+      .provideConnection(async () => run());
   }
 
   #factsOf(sql: string, parameterCount: number): SqlFacts {
