@@ -36,7 +36,10 @@ describe('docs/authentication.md', () => {
   });
 
   it('states how many verified tokens a router remembers', () => {
-    assert.match(guide, new RegExp(`bounded memory of ${MAX_VERIFIED_TOKENS.toLocaleString('en-US')} tokens`));
+    assert.match(
+      guide,
+      new RegExp(`bounded memory of ${MAX_VERIFIED_TOKENS.toLocaleString('en-US')} tokens`),
+    );
   });
 
   it('lists the admin flags in discovery order', () => {
