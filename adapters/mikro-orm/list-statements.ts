@@ -70,6 +70,8 @@ function analyse(plan: ModelPlan, query: ListQuery): { key: string; values: unkn
   }
   const order = query.sort.map((key) => `${key.direction === 'desc' ? '-' : ''}${key.field}`).join(',');
   if (query.after !== undefined) {
+    // A position that does not match the sort is the builder's to refuse.
+    if (query.after.length !== query.sort.length) return undefined;
     for (const key of query.sort) {
       const type = plan.byName.get(key.field)?.field.type;
       if (type === undefined || !PLAIN_TYPES.has(type)) return undefined;

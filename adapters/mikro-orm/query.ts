@@ -108,6 +108,10 @@ export function keysetOf(plan: ModelPlan, sort: ListQuery['sort'], after: readon
 export function listWhereOf(plan: ModelPlan, query: ListQuery): Condition {
   const where = whereOf(plan, query.filters);
   if (query.after === undefined) return where;
+  if (query.after.length !== query.sort.length)
+    throw new TypeError(
+      `after needs one value per sort key: ${query.sort.length}, got ${query.after.length}.`,
+    );
   const keyset = keysetOf(plan, query.sort, query.after);
   return Object.keys(where).length === 0 && Object.getOwnPropertySymbols(where).length === 0
     ? keyset

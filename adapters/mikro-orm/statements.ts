@@ -63,6 +63,8 @@ interface SqlFacts {
   readonly limit: LimitSlot | null;
   /** The SQL with the limit written in, by count: the same string object every time, so lookups stay cheap. */
   readonly withLimit: Map<bigint | number, string>;
+  /** The SQL with PostgreSQL's `$1`, `$2`… placeholders, made on first use. */
+  numbered?: string;
 }
 
 function sqlFactsOf(sql: string, parameterCount: number): SqlFacts {
@@ -292,7 +294,9 @@ export class StatementRunner {
     method: 'all' | 'get' | 'run',
   ): Promise<unknown> {
     const pool = (await connection.getNativeClient()) as PgPool;
-    const text = numbered(sql);
+    const facts = this.#factsOf(sql, params.length);
+    facts.numbered ??= numbered(sql);
+    const text = facts.numbered;
     const name = this.#nameOf(text);
     const values = params.map((value) => (typeof value === 'bigint' ? value.toString() : value));
     const result = await pool.query(name === undefined ? { text, values } : { name, text, values });

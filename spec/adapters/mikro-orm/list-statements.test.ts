@@ -157,6 +157,18 @@ for (const target of databaseTargets()) {
       }
     });
 
+    it('never fills a keyset template with a position of another length (the builder refuses it)', () => {
+      const lists = new ListStatements();
+      const plan = planOf(fixtureModels.Gadget);
+      const build = builder(plan, { n: 0 });
+      lists.statement(plan, page({ after: [5] }), true, build);
+      assert.throws(() => lists.statement(plan, page({ after: [] }), true, build), /one value per sort key/);
+      assert.throws(
+        () => lists.statement(plan, page({ after: [5, 6] }), true, build),
+        /one value per sort key/,
+      );
+    });
+
     it('leaves converted values to the builder every time: dates, booleans, decimals, $like', () => {
       const lists = new ListStatements();
       const plan = planOf(fixtureModels.Gadget);
