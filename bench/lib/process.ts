@@ -27,6 +27,10 @@ export interface ContenderStats {
   readonly rss: number;
   readonly heapUsed: number;
   readonly external: number;
+  /** Full garbage collections so far. */
+  readonly majorGcs: number;
+  /** JS heap in use after the last full collection. */
+  readonly liveHeap: number;
   readonly eld: LoopDelay;
 }
 
@@ -148,7 +152,14 @@ export class ContenderProcess {
   async stats(): Promise<ContenderStats> {
     const message = await this.#ask('stats');
     if (message.type !== 'stats') throw new Error('unexpected answer');
-    return { rss: message.rss, heapUsed: message.heapUsed, external: message.external, eld: message.eld };
+    return {
+      rss: message.rss,
+      heapUsed: message.heapUsed,
+      external: message.external,
+      majorGcs: message.majorGcs,
+      liveHeap: message.liveHeap,
+      eld: message.eld,
+    };
   }
 
   /** Stops the process (SIGTERM, then SIGKILL after 5 s) and waits for it to exit. */

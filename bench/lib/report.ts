@@ -330,15 +330,15 @@ function pagesTable(v: View): string[] {
 
 function soakTable(v: View): string[] {
   const lines = [
-    '| contender | seconds | target req/s (70 %) | achieved req/s | p99 ms | RSS start MiB | RSS after settling MiB | RSS end MiB | RSS growth after settling | JS heap after settling MiB | JS heap end MiB | event-loop delay p99 ms |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| contender | seconds | target req/s (70 %) | achieved req/s | p99 ms | RSS start MiB | RSS after settling MiB | RSS end MiB | RSS growth after settling | JS heap after settling MiB | JS heap end MiB | live heap after settling MiB | live heap end MiB | full GCs | event-loop delay p99 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const c of v.contenders) {
     const m = v.m('soak', c);
     if (!m) continue;
     const mib = (key: string) => num((m[key] ?? Number.NaN) / MiB, 1);
     lines.push(
-      `| ${v.label(c)} | ${num(m.seconds)} | ${num(m.target_rps)} | ${num(m.rps)} | ${num(m.p99)} | ${mib('rss_start')} | ${mib('rss_settled')} | ${mib('rss_end')} | ${num((m.growth ?? Number.NaN) * 100, 1)} % | ${mib('heap_settled')} | ${mib('heap_end')} | ${num(m.eld_p99, 1)} |`,
+      `| ${v.label(c)} | ${num(m.seconds)} | ${num(m.target_rps)} | ${num(m.rps)} | ${num(m.p99)} | ${mib('rss_start')} | ${mib('rss_settled')} | ${mib('rss_end')} | ${num((m.growth ?? Number.NaN) * 100, 1)} % | ${mib('heap_settled')} | ${mib('heap_end')} | ${mib('live_heap_settled')} | ${mib('live_heap_end')} | ${num(m.major_gcs)} | ${num(m.eld_p99, 1)} |`,
     );
   }
   return lines.length > 2 ? lines : [];

@@ -2,7 +2,7 @@
  * What a contender reports to the runner over the IPC channel: readiness, event-loop delay
  * (monitorEventLoopDelay) and memory. Kept out of the HTTP routes so no contender pays for it per request.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 
 /** Event-loop delay percentiles in milliseconds since the last reset. */
 export interface LoopDelay {
@@ -25,6 +25,10 @@ export type ContenderMessage =
       readonly heapUsed: number;
       /** Memory of C++ objects bound to JS ones (buffers, native handles). */
       readonly external: number;
+      /** Full (mark-compact) garbage collections since the process started. */
+      readonly majorGcs: number;
+      /** JS heap in use just after the last full collection: the live heap, without the garbage heapUsed also counts. */
+      readonly liveHeap: number;
       readonly eld: LoopDelay;
     }
   | { readonly type: 'reset'; readonly seq: number };
@@ -33,6 +37,19 @@ export type ContenderMessage =
 export function startTelemetry(): { ready(): void } {
   const histogram = monitorEventLoopDelay({ resolution: 10 });
   histogram.enable();
+  // Full collections, and the heap they leave: RSS follows the old generation's saw-tooth (it grows
+  // to a limit V8 raises from collection to collection, and freed pages stay resident), while a leak
+  // shows as a growing heap after each full collection.
+  let majorGcs = 0;
+  let liveHeap = 0;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if ((entry as { detail?: { kind?: number } }).detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR)
+        continue;
+      majorGcs++;
+      liveHeap = process.memoryUsage().heapUsed;
+    }
+  }).observe({ entryTypes: ['gc'] });
   const send = (message: ContenderMessage): void => {
     process.send?.(message);
   };
@@ -50,6 +67,8 @@ export function startTelemetry(): { ready(): void } {
       rss: memory.rss,
       heapUsed: memory.heapUsed,
       external: memory.external,
+      majorGcs,
+      liveHeap,
       eld: {
         p50: ms(histogram.percentile(50)),
         p99: ms(histogram.percentile(99)),

@@ -1,7 +1,10 @@
 /**
  * The soak: five minutes of a mixed authenticated load (read, list, create, update) at 70 % of what
  * the contender sustains, with RSS sampled every few seconds. The goal is on the growth after the
- * first minute, once caches, pools and JIT have settled.
+ * first minute, once caches, pools and JIT have settled. RSS follows the high-water mark of V8's
+ * heap (freed pages stay resident), and V8 raises the old generation's limit over its first full
+ * collections, later at a low request rate: so the live heap after each full collection is recorded
+ * too, which a leak grows and a warm-up does not.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dataset } from '../dataset.js';
@@ -55,7 +58,14 @@ export const soak: OwnScenario = {
     const rate = Math.max(1, Math.round(capacity.rps * LOAD_SHARE));
     // Short soaks (tests of the bench itself) settle for a fifth of their length instead of a minute.
     const settle = Math.min(SETTLE_SECONDS, ctx.settings.soakSeconds / 5);
-    const samples: { at: number; rss: number; heap: number; external: number }[] = [];
+    const samples: {
+      at: number;
+      rss: number;
+      heap: number;
+      external: number;
+      majorGcs: number;
+      live: number;
+    }[] = [];
     const sample = async () => {
       const stats = await proc.stats();
       samples.push({
@@ -63,9 +73,12 @@ export const soak: OwnScenario = {
         rss: proc.rss(),
         heap: stats.heapUsed,
         external: stats.external,
+        majorGcs: stats.majorGcs - gcsBefore,
+        live: stats.liveHeap,
       });
     };
     await proc.resetStats();
+    const gcsBefore = (await proc.stats()).majorGcs;
     const started = Date.now();
     let done = false;
     const sampler = (async () => {
@@ -94,6 +107,7 @@ export const soak: OwnScenario = {
       target_rps: rate,
       seconds: ctx.settings.soakSeconds,
       settle_seconds: settle,
+      major_gcs: last.majorGcs,
       rss_start: first.rss,
       rss_settled: afterSettle.rss,
       rss_end: last.rss,
@@ -103,6 +117,9 @@ export const soak: OwnScenario = {
       heap_end: last.heap,
       heap_max: Math.max(...samples.map((s) => s.heap)),
       heap_growth: (last.heap - afterSettle.heap) / afterSettle.heap,
+      live_heap_settled: afterSettle.live,
+      live_heap_end: last.live,
+      live_heap_growth: afterSettle.live > 0 ? (last.live - afterSettle.live) / afterSettle.live : Number.NaN,
       external_settled: afterSettle.external,
       external_end: last.external,
       eld_p50: stats.eld.p50,
