@@ -28,10 +28,12 @@ import {
   quietEvents,
 } from './direct-writes.js';
 import { isConnectionError, toApiError } from './errors.js';
-import { ListStatements } from './list-statements.js';
+import { type ListStatement, ListStatements } from './list-statements.js';
 import { type Lookup, prepareLookup } from './lookup.js';
+import { type CombinedCache, TOTAL_COLUMN, withTotalColumn } from './page-total.js';
 import {
   buildPlan,
+  type Dialect,
   decodeRow,
   dialectOf,
   encodeData,
@@ -83,6 +85,8 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   readonly #directWrites: boolean;
   readonly #statements: StatementRunner;
   readonly #lists = new ListStatements();
+  readonly #combined: CombinedCache = new Map();
+  readonly #dialect: Dialect;
   readonly #lookups = new Map<FieldPlan, Lookup | null>();
 
   /**
@@ -100,7 +104,8 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     this.orm = orm;
     this.name = options.name ?? platformName(orm);
     this.#directWrites = options.directWrites ?? true;
-    this.#statements = new StatementRunner(orm, dialectOf(orm.em.getPlatform()));
+    this.#dialect = dialectOf(orm.em.getPlatform());
+    this.#statements = new StatementRunner(orm, this.#dialect);
   }
 
   /**
@@ -129,6 +134,13 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   async list(session: EntityManager, model: ModelClass, query: ListQuery): Promise<ListResult> {
     const plan = this.#plan(model);
     try {
+      if (this.#dialect === 'postgresql' && query.withTotal && query.limit > 0) {
+        const combined = await this.#pageWithTotal(session, plan, query);
+        if (combined !== undefined) {
+          const total = combined.total ?? (await this.#count(session, plan, query.filters));
+          return { rows: combined.rows.map((row) => decodeRow(plan, row)), total };
+        }
+      }
       const rowsQuery = query.limit > 0 ? this.#select(session, plan, query) : Promise.resolve([] as Row[]);
       const totalQuery = query.withTotal
         ? this.#count(session, plan, query.filters)
@@ -308,44 +320,76 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   }
 
   /** A page of rows; the where covers the filters and, when paging by keyset, the position. */
-  async #select(session: EntityManager, plan: ModelPlan, query: ListQuery): Promise<Row[]> {
+  /** The SQL of a page; the where covers the filters and, when paging by keyset, the position. */
+  async #selectStatement(session: EntityManager, plan: ModelPlan, query: ListQuery): Promise<ListStatement> {
     const builder = (q: ListQuery) =>
       this.#queryBuilder(session, plan)
         .select(plan.select as AnyEntity)
         .where(listWhereOf(plan, q))
         .orderBy(orderByOf(plan, q.sort) as AnyEntity)
         .limit(q.limit, q.offset);
-    let statement: { sql: string; params: readonly unknown[] };
-    if (plan.filtered) {
-      const qb = builder(query);
-      await qb.applyFilters();
-      statement = qb.toQuery();
-    } else {
-      statement = this.#lists.statement(plan, query, true, (q) => builder(q).toQuery());
-    }
+    if (!plan.filtered) return this.#lists.statement(plan, query, true, (q) => builder(q).toQuery());
+    const qb = builder(query);
+    await qb.applyFilters();
+    return qb.toQuery();
+  }
+
+  /** The SQL counting the rows the filters match, wherever a keyset page starts. */
+  async #countStatement(
+    session: EntityManager,
+    plan: ModelPlan,
+    filters: ListQuery['filters'],
+  ): Promise<ListStatement> {
+    const builder = (q: ListQuery) =>
+      this.#queryBuilder(session, plan).count().where(whereOf(plan, q.filters));
+    const query: ListQuery = { filters, sort: [], limit: 0, offset: 0, withTotal: true };
+    if (!plan.filtered) return this.#lists.statement(plan, query, false, (q) => builder(q).toQuery());
+    const qb = builder(query);
+    await qb.applyFilters();
+    return qb.toQuery();
+  }
+
+  async #select(session: EntityManager, plan: ModelPlan, query: ListQuery): Promise<Row[]> {
+    const statement = await this.#selectStatement(session, plan, query);
     const rows = await this.#statements.all(session, statement.sql, statement.params);
     return rows.map((row) => this.#mapped(plan, row));
   }
 
-  /** The rows the filters match, wherever a keyset page starts. */
   async #count(session: EntityManager, plan: ModelPlan, filters: ListQuery['filters']): Promise<number> {
-    const builder = (q: ListQuery) =>
-      this.#queryBuilder(session, plan).count().where(whereOf(plan, q.filters));
-    const query: ListQuery = { filters, sort: [], limit: 0, offset: 0, withTotal: true };
-    let statement: { sql: string; params: readonly unknown[] };
-    if (plan.filtered) {
-      const qb = builder(query);
-      await qb.applyFilters();
-      statement = qb.toQuery();
-    } else {
-      statement = this.#lists.statement(plan, query, false, (q) => builder(q).toQuery());
-    }
+    const statement = await this.#countStatement(session, plan, filters);
     const row = await this.#statements.get(session, statement.sql, statement.params);
     // PostgreSQL's count(*) is a bigint, which pg hands over as a string.
     return row === undefined ? 0 : Number(row.count);
   }
 
-  /** A database row (column names) as MikroORM maps it (property names). */
+  /**
+   * A page and its total in one PostgreSQL statement: the count runs once as an uncorrelated
+   * subquery in the select list. Two statements cost two round trips and hold two pooled
+   * connections at once; the count still does the same work. Undefined when the page's SQL does
+   * not have the expected form; no total when the page is empty.
+   */
+  async #pageWithTotal(
+    session: EntityManager,
+    plan: ModelPlan,
+    query: ListQuery,
+  ): Promise<{ rows: Row[]; total: number | undefined } | undefined> {
+    const page = await this.#selectStatement(session, plan, query);
+    const count = await this.#countStatement(session, plan, query.filters);
+    const sql = withTotalColumn(page.sql, count.sql, this.#combined);
+    if (sql === undefined) return undefined;
+    const rows = await this.#statements.all(session, sql, [...count.params, ...page.params]);
+    const first = rows[0];
+    // An empty page carries no total: it is counted on its own.
+    const total = first === undefined ? undefined : Number(first[TOTAL_COLUMN]);
+    return {
+      rows: rows.map((row) => {
+        delete row[TOTAL_COLUMN];
+        return this.#mapped(plan, row);
+      }),
+      total,
+    };
+  }
+
   #mapped(plan: ModelPlan, row: Row): Row {
     return this.orm.em.getDriver().mapResult(row as AnyEntity, plan.meta) as Row;
   }
