@@ -5,18 +5,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
+import type { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
 import { type ListStatement, ListStatements } from '../../../adapters/mikro-orm/list-statements.js';
 import { buildPlan, type ModelPlan, ROOT_ALIAS } from '../../../adapters/mikro-orm/plan.js';
 import { listWhereOf, orderByOf } from '../../../adapters/mikro-orm/query.js';
 import type { ListQuery, ModelClass } from '../../../lib/types.js';
-import { fixtureModels, mikroOrmFixtureEntities } from '../../fixtures/mikro-orm/index.js';
-import {
-  createTestDatabase,
-  databaseTargets,
-  requireTarget,
-  type TestDatabase,
-} from '../../support/databases.js';
+import { fixtureModels } from '../../fixtures/mikro-orm/index.js';
+import { databaseTargets, requireTarget } from '../../support/databases.js';
+import { type FixtureAdapter, openFixtureAdapter } from '../../support/fixture-adapter.js';
 
 const page = (overrides: Partial<ListQuery>): ListQuery => ({
   filters: [],
@@ -30,7 +26,7 @@ const page = (overrides: Partial<ListQuery>): ListQuery => ({
 
 for (const target of databaseTargets()) {
   describe(`list statements on ${target}`, await requireTarget(target), () => {
-    let db: TestDatabase;
+    let fixture: FixtureAdapter;
     let adapter: MikroOrmAdapter;
     const plans = new Map<ModelClass, ModelPlan>();
     const planOf = (model: ModelClass): ModelPlan => {
@@ -53,17 +49,10 @@ for (const target of databaseTargets()) {
       };
 
     before(async () => {
-      db = await createTestDatabase(target);
-      adapter = await MikroOrmAdapter.connect({
-        url: db.url,
-        entities: [...mikroOrmFixtureEntities],
-        schema: 'create',
-      });
+      fixture = await openFixtureAdapter(target);
+      adapter = fixture.adapter;
     });
-    after(async () => {
-      await adapter?.close();
-      await db?.drop();
-    });
+    after(() => fixture?.close());
 
     it('fills a shape built once with each request values, as the builder would', () => {
       const lists = new ListStatements();

@@ -4,16 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
+import type { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
 import { type CombinedCache, withTotalColumn } from '../../../adapters/mikro-orm/page-total.js';
 import type { ListQuery } from '../../../lib/types.js';
-import { fixtureModels, mikroOrmFixtureEntities } from '../../fixtures/mikro-orm/index.js';
-import {
-  createTestDatabase,
-  databaseTargets,
-  requireTarget,
-  type TestDatabase,
-} from '../../support/databases.js';
+import { fixtureModels } from '../../fixtures/mikro-orm/index.js';
+import { databaseTargets, requireTarget } from '../../support/databases.js';
+import { type FixtureAdapter, openFixtureAdapter } from '../../support/fixture-adapter.js';
 
 const { Category } = fixtureModels;
 
@@ -46,22 +42,15 @@ describe('withTotalColumn', () => {
 
 for (const target of databaseTargets()) {
   describe(`page totals on ${target}`, await requireTarget(target), () => {
-    let db: TestDatabase;
+    let fixture: FixtureAdapter;
     let adapter: MikroOrmAdapter;
     before(async () => {
-      db = await createTestDatabase(target);
-      adapter = await MikroOrmAdapter.connect({
-        url: db.url,
-        entities: [...mikroOrmFixtureEntities],
-        schema: 'create',
-      });
+      fixture = await openFixtureAdapter(target);
+      adapter = fixture.adapter;
       for (let i = 1; i <= 25; i++)
         await adapter.create(adapter.openSession(), Category, { name: `c${String(i).padStart(2, '0')}` });
     });
-    after(async () => {
-      await adapter?.close();
-      await db?.drop();
-    });
+    after(() => fixture?.close());
 
     const list = (query: Partial<ListQuery>) =>
       adapter.list(adapter.openSession(), Category, {

@@ -5,34 +5,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { EntityManager } from '@mikro-orm/core';
-import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
-import { fixtureModels, mikroOrmFixtureEntities } from '../../fixtures/mikro-orm/index.js';
-import {
-  createTestDatabase,
-  databaseTargets,
-  requireTarget,
-  type TestDatabase,
-} from '../../support/databases.js';
+import type { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
+import { fixtureModels } from '../../fixtures/mikro-orm/index.js';
+import { databaseTargets, requireTarget } from '../../support/databases.js';
+import { type FixtureAdapter, openFixtureAdapter } from '../../support/fixture-adapter.js';
 
 const { Category } = fixtureModels;
 
 for (const target of databaseTargets().filter((t) => t.startsWith('sqlite'))) {
   describe(`adapter statements on ${target}`, await requireTarget(target), () => {
-    let db: TestDatabase;
+    let fixture: FixtureAdapter;
     let adapter: MikroOrmAdapter;
     before(async () => {
-      db = await createTestDatabase(target);
-      adapter = await MikroOrmAdapter.connect({
-        url: db.url,
-        entities: [...mikroOrmFixtureEntities],
-        schema: 'create',
-      });
+      fixture = await openFixtureAdapter(target);
+      adapter = fixture.adapter;
       for (let i = 1; i <= 30; i++) await adapter.create(adapter.openSession(), Category, { name: `c${i}` });
     });
-    after(async () => {
-      await adapter?.close();
-      await db?.drop();
-    });
+    after(() => fixture?.close());
 
     it("waits for another request's open transaction instead of reading its uncommitted rows", async () => {
       let release!: () => void;
