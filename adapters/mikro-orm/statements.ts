@@ -4,8 +4,9 @@
  * (better-sqlite3) prepares every query anew — a sixth of the CPU of a GET by id, per the profile
  * in docs/benchmarks.md — and PostgreSQL parses and plans each one. Here the SQL the query
  * builder produced (`toQuery()`: placeholders and parameters) runs as a cached better-sqlite3
- * statement, under kysely's connection lock so it never lands inside another request's
- * transaction, or as a named (server-side prepared) `pg` statement on MikroORM's own pool.
+ * statement — at once when no transaction is open on the connection, else under kysely's
+ * connection lock so it never lands inside another request's transaction — or as a named
+ * (server-side prepared) `pg` statement on MikroORM's own pool.
  *
  * It steps aside, handing the query to MikroORM's connection as before, whenever MikroORM would
  * do more than run it: inside a transaction, with query logging on, with an `onQuery` hook,

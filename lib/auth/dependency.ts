@@ -2,7 +2,9 @@
  * The auth dependency: Koa middleware built on koa-jwt that accepts only `Authorization: Bearer`,
  * only the configured algorithm, only tokens with `exp`, `sub` and the configured `iss`/`aud`,
  * then loads the user by `sub` on every request so that deletion, promotion and demotion take
- * effect at once. Failures are 401 problem details with `WWW-Authenticate: Bearer`.
+ * effect at once. A token that passed verification is remembered by its text (verified-tokens.ts);
+ * its `exp` and `nbf` are still checked on every request. Failures are 401 problem details with
+ * `WWW-Authenticate: Bearer`.
  */
 
 import type { Next } from 'koa';
