@@ -1,11 +1,14 @@
 /**
  * Password hashers: bcrypt (`@node-rs/bcrypt`, the default, cost 12) and argon2id
  * (`@node-rs/argon2`, opt-in). Each recognises its own stored format and tells whether a stored
- * hash was made with other parameters than it now uses, so logins can upgrade old hashes.
+ * hash was made with other parameters than it now uses, so logins can upgrade old hashes. Their
+ * hashes and verifications run on the lowered-priority hashing threads (hashing-threads.ts).
  */
 import * as argon2 from '@node-rs/argon2';
 import * as bcrypt from '@node-rs/bcrypt';
 import { ConfigurationError } from '../errors.js';
+import { ARGON2ID } from './hashing-job.js';
+import { type HashingThreads, sharedHashingThreads } from './hashing-threads.js';
 
 /** A password hashing scheme. */
 export interface PasswordHasher {
@@ -25,6 +28,8 @@ export interface PasswordHasher {
 export interface BcryptOptions {
   /** The work factor, an integer from 4 to 31 (default 12). */
   readonly cost?: number;
+  /** The threads that hash (default: the process's shared hashing threads). */
+  readonly threads?: HashingThreads;
 }
 
 /** The default bcrypt cost. */
@@ -37,8 +42,11 @@ export class BcryptHasher implements PasswordHasher {
   readonly scheme = 'bcrypt';
   /** The work factor new hashes use. */
   readonly cost: number;
+  /** The threads that hash; unset means the shared ones. */
+  readonly threads: HashingThreads | undefined;
 
   constructor(options: BcryptOptions = {}) {
+    this.threads = options.threads;
     const cost = options.cost ?? DEFAULT_BCRYPT_COST;
     if (!Number.isInteger(cost) || cost < 4 || cost > 31) {
       throw new ConfigurationError(`bcrypt cost must be an integer from 4 to 31, got ${String(cost)}.`);
@@ -46,8 +54,9 @@ export class BcryptHasher implements PasswordHasher {
     this.cost = cost;
   }
 
-  hash(password: string): Promise<string> {
-    return bcrypt.hash(password, { cost: this.cost, version: '2b' });
+  async hash(password: string): Promise<string> {
+    const threads = this.threads ?? sharedHashingThreads();
+    return String(await threads.run({ op: 'bcrypt.hash', password, cost: this.cost }));
   }
 
   recognizes(stored: string): boolean {
@@ -55,11 +64,8 @@ export class BcryptHasher implements PasswordHasher {
   }
 
   async verify(password: string, stored: string): Promise<boolean> {
-    try {
-      return await bcrypt.verify(password, stored);
-    } catch {
-      return false;
-    }
+    const threads = this.threads ?? sharedHashingThreads();
+    return (await threads.run({ op: 'bcrypt.verify', password, stored })) === true;
   }
 
   isOutdated(stored: string): boolean {
@@ -80,10 +86,9 @@ export interface Argon2idOptions {
   readonly timeCost?: number;
   /** Lanes (default 1). */
   readonly parallelism?: number;
+  /** The threads that hash (default: the process's shared hashing threads). */
+  readonly threads?: HashingThreads;
 }
-
-// `Algorithm` is a const enum in the typings, which verbatimModuleSyntax cannot inline.
-const ARGON2ID = 2 as argon2.Algorithm;
 
 function positiveInteger(name: string, value: number, max: number): number {
   if (!Number.isInteger(value) || value < 1 || value > max) {
@@ -103,8 +108,11 @@ export class Argon2idHasher implements PasswordHasher {
   readonly timeCost: number;
   /** Lanes new hashes use. */
   readonly parallelism: number;
+  /** The threads that hash; unset means the shared ones. */
+  readonly threads: HashingThreads | undefined;
 
   constructor(options: Argon2idOptions = {}) {
+    this.threads = options.threads;
     this.memoryCost = positiveInteger('memoryCost', options.memoryCost ?? 19456, 4 * 1024 * 1024);
     this.timeCost = positiveInteger('timeCost', options.timeCost ?? 2, 100);
     this.parallelism = positiveInteger('parallelism', options.parallelism ?? 1, 255);
@@ -113,13 +121,10 @@ export class Argon2idHasher implements PasswordHasher {
     }
   }
 
-  hash(password: string): Promise<string> {
-    return argon2.hash(password, {
-      algorithm: ARGON2ID,
-      memoryCost: this.memoryCost,
-      timeCost: this.timeCost,
-      parallelism: this.parallelism,
-    });
+  async hash(password: string): Promise<string> {
+    const threads = this.threads ?? sharedHashingThreads();
+    const { memoryCost, timeCost, parallelism } = this;
+    return String(await threads.run({ op: 'argon2id.hash', password, memoryCost, timeCost, parallelism }));
   }
 
   recognizes(stored: string): boolean {
@@ -127,11 +132,8 @@ export class Argon2idHasher implements PasswordHasher {
   }
 
   async verify(password: string, stored: string): Promise<boolean> {
-    try {
-      return await argon2.verify(stored, password);
-    } catch {
-      return false;
-    }
+    const threads = this.threads ?? sharedHashingThreads();
+    return (await threads.run({ op: 'argon2id.verify', password, stored })) === true;
   }
 
   isOutdated(stored: string): boolean {

@@ -19,6 +19,8 @@ export {
   DEFAULT_BCRYPT_COST,
   type PasswordHasher,
 } from './hashers.js';
+export type { HashingJob } from './hashing-job.js';
+export { HashingThreads, type HashingThreadsOptions } from './hashing-threads.js';
 export { JWT_ALGORITHMS, type JwtAlgorithm, type KeyInput, MIN_SECRET_BYTES } from './keys.js';
 export type { AuthRouterOptions, ThrottleOptions } from './options.js';
 export { detectOwnership, type Ownership } from './ownership.js';
