@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { ConfigurationError } from '../errors.js';
 import { Argon2idHasher, BcryptHasher, type PasswordHasher } from './hashers.js';
 import { HashingGate } from './hashing-gate.js';
+import { HashingThreads } from './hashing-threads.js';
 
 /** The outcome of a password check. */
 export interface PasswordCheck {
@@ -83,7 +84,38 @@ export class Passwords {
   }
 
   private dummyHash(): Promise<string> {
-    this.dummy ??= this.hash(randomBytes(18).toString('base64url'));
+    this.dummy ??= this.gate.run(() =>
+      startupHasher(this.current).hash(randomBytes(18).toString('base64url')),
+    );
     return this.dummy;
   }
+}
+
+/**
+ * The current hasher, on libuv's pool for the built-in ones: the dummy hash is made once, at start,
+ * and a process that never sees a login then never starts a hashing thread (about 12 MiB of RSS).
+ */
+function startupHasher(current: PasswordHasher): PasswordHasher {
+  if (current instanceof BcryptHasher && exactly(current, BcryptHasher) && current.threads === undefined) {
+    return new BcryptHasher({ cost: current.cost, threads: new HashingThreads({ size: 0 }) });
+  }
+  if (
+    current instanceof Argon2idHasher &&
+    exactly(current, Argon2idHasher) &&
+    current.threads === undefined
+  ) {
+    const { memoryCost, timeCost, parallelism } = current;
+    return new Argon2idHasher({
+      memoryCost,
+      timeCost,
+      parallelism,
+      threads: new HashingThreads({ size: 0 }),
+    });
+  }
+  return current;
+}
+
+/** The object is an instance of the class itself, not of a subclass or a wrapper that may hash otherwise. */
+function exactly(value: object, type: abstract new (...args: never[]) => object): boolean {
+  return Object.getPrototypeOf(value) === type.prototype;
 }

@@ -8,7 +8,8 @@ import { promisify } from 'node:util';
 import * as argon2 from '@node-rs/argon2';
 import * as bcrypt from '@node-rs/bcrypt';
 import { Argon2idHasher, BcryptHasher } from '../../../lib/auth/hashers.js';
-import { HashingThreads } from '../../../lib/auth/hashing-threads.js';
+import { HashingThreads, sharedHashingThreads } from '../../../lib/auth/hashing-threads.js';
+import { Passwords } from '../../../lib/auth/passwords.js';
 
 const run = promisify(execFile);
 
@@ -143,6 +144,21 @@ describe('HashingThreads', () => {
       assert.match(warnings[0] ?? '', /could not start/);
     } finally {
       process.off('warning', onWarning);
+    }
+  });
+
+  it('makes the start-up dummy hash without starting a thread; logins start one', async () => {
+    const shared = sharedHashingThreads();
+    try {
+      const passwords = new Passwords(new BcryptHasher({ cost: 4 }));
+      await passwords.warmUp();
+      assert.equal(shared.threads, 0);
+      assert.equal((await passwords.check('any password', undefined)).ok, false);
+      assert.equal(shared.threads, 1);
+      const stored = await passwords.hash('a password');
+      assert.equal((await passwords.check('a password', stored)).ok, true);
+    } finally {
+      await shared.close();
     }
   });
 
