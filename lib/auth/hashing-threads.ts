@@ -10,6 +10,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { ConfigurationError } from '../errors.js';
 import { type HashingJob, runHashingJobOnPool } from './hashing-job.js';
 import type { HashingReply, HashingRequest, HashingWorkerData } from './hashing-worker.js';
 
@@ -42,6 +43,8 @@ interface HashingThread {
 
 const WORKER_URL = new URL('./hashing-worker.js', import.meta.url);
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 let warned = false;
 
 /** A pool of lowered-priority threads that run hashing jobs in arrival order. */
@@ -58,9 +61,28 @@ export class HashingThreads {
   #nextId = 1;
 
   constructor(options: HashingThreadsOptions = {}) {
-    this.size = Math.max(0, Math.floor(options.size ?? availableParallelism()));
-    this.nice = Math.min(19, Math.max(0, Math.floor(options.nice ?? 10)));
-    this.idleMs = Math.max(0, options.idleMs ?? 60_000);
+    const size = options.size ?? availableParallelism();
+    const nice = options.nice ?? 10;
+    const idleMs = options.idleMs ?? 60_000;
+    if (!Number.isInteger(size) || size < 0) {
+      throw new ConfigurationError(
+        `HashingThreads size must be an integer of 0 or more, got ${String(size)}.`,
+      );
+    }
+    if (!Number.isInteger(nice) || nice < 0 || nice > 19) {
+      throw new ConfigurationError(
+        `HashingThreads nice must be an integer from 0 to 19, got ${String(nice)}.`,
+      );
+    }
+    // setTimeout fires at once for a delay it cannot hold (over 2^31 - 1 ms).
+    if (!Number.isInteger(idleMs) || idleMs < 0 || idleMs > MAX_TIMER_MS) {
+      throw new ConfigurationError(
+        `HashingThreads idleMs must be an integer from 0 to ${MAX_TIMER_MS}, got ${String(idleMs)}.`,
+      );
+    }
+    this.size = size;
+    this.nice = nice;
+    this.idleMs = idleMs;
     this.workerUrl = options.workerUrl ?? WORKER_URL;
   }
 
@@ -69,9 +91,10 @@ export class HashingThreads {
     if (this.size === 0 || this.#unavailable !== undefined) return runHashingJobOnPool(job);
     return new Promise((resolve, reject) => {
       const pending: Pending = { id: this.#nextId++, job, resolve, reject };
-      const thread = this.#idle.pop() ?? (this.#threads.size < this.size ? this.#start() : undefined);
-      if (thread === undefined) this.#queue.push(pending);
-      else this.#give(thread, pending);
+      const idle = this.#idle.pop();
+      if (idle !== undefined) this.#give(idle, pending);
+      else if (this.#threads.size < this.size) this.#startWith(pending);
+      else this.#queue.push(pending);
     });
   }
 
@@ -157,7 +180,19 @@ export class HashingThreads {
     }
     current?.reject(error);
     const next = this.#queue.shift();
-    if (next !== undefined) this.#give(this.#start(), next);
+    if (next !== undefined) this.#startWith(next);
+  }
+
+  /** Starts a thread for a job; when the system refuses a thread, the job runs on libuv's pool. */
+  #startWith(pending: Pending): void {
+    let thread: HashingThread;
+    try {
+      thread = this.#start();
+    } catch (error) {
+      this.#fallBack(error instanceof Error ? error : new Error(String(error)), pending);
+      return;
+    }
+    this.#give(thread, pending);
   }
 
   /** From now on every job runs on libuv's pool, the ones waiting included. */

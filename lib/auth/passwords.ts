@@ -84,9 +84,16 @@ export class Passwords {
   }
 
   private dummyHash(): Promise<string> {
-    this.dummy ??= this.gate.run(() =>
-      startupHasher(this.current).hash(randomBytes(18).toString('base64url')),
-    );
+    if (this.dummy === undefined) {
+      const dummy = this.gate.run(() =>
+        startupHasher(this.current).hash(randomBytes(18).toString('base64url')),
+      );
+      // A failed attempt is not kept: the next unknown-user login tries again.
+      dummy.catch(() => {
+        if (this.dummy === dummy) this.dummy = undefined;
+      });
+      this.dummy = dummy;
+    }
     return this.dummy;
   }
 }

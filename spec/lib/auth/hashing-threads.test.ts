@@ -15,11 +15,16 @@ const run = promisify(execFile);
 
 /** The nice value of every thread of this process, from /proc (Linux). */
 function threadNices(): number[] {
-  return readdirSync('/proc/self/task').map((tid) => {
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+  return readdirSync('/proc/self/task').flatMap((tid) => {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    } catch {
+      return []; // the thread ended between the listing and the read
+    }
     // Fields after the command name, which sits in parentheses and may hold spaces.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[16]);
+    return [Number(fields[16])];
   });
 }
 
@@ -160,6 +165,27 @@ describe('HashingThreads', () => {
     } finally {
       await shared.close();
     }
+  });
+
+  it('fails the job of a thread that dies, and gives the next job a fresh thread', async () => {
+    const threads = pool({
+      size: 1,
+      workerUrl: new URL('./support/dying-hashing-worker.js', import.meta.url),
+    });
+    const first = threads.run({ op: 'bcrypt.hash', password: 'password', cost: 4 });
+    const second = threads.run({ op: 'bcrypt.hash', password: 'password', cost: 4 });
+    await assert.rejects(first, /exited with code 3/);
+    await assert.rejects(second, /exited with code 3/);
+    // It had started, so its death is the job's failure, not a reason to give up on threads.
+    assert.equal(threads.unavailable, undefined);
+  });
+
+  it('refuses options it cannot honour', () => {
+    assert.throws(() => new HashingThreads({ size: Number.NaN }), /size/);
+    assert.throws(() => new HashingThreads({ size: -1 }), /size/);
+    assert.throws(() => new HashingThreads({ nice: 20 }), /nice/);
+    assert.throws(() => new HashingThreads({ idleMs: Number.POSITIVE_INFINITY }), /idleMs/);
+    assert.equal(new HashingThreads({ size: 0 }).size, 0);
   });
 
   it('keeps a process alive while a job runs, and lets it exit when idle', async () => {
