@@ -66,6 +66,11 @@ declare module 'autocannon' {
 
   interface Instance extends PromiseLike<Result> {
     stop(): void;
+    /** Each response, with its time in milliseconds (a fraction, from process.hrtime). */
+    on(
+      event: 'response',
+      listener: (client: unknown, statusCode: number, bytes: number, responseTime: number) => void,
+    ): this;
   }
 
   function autocannon(options: Options): Instance;
