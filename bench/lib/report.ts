@@ -474,7 +474,9 @@ export function renderMarkdown(results: ResultsFile, source: string, root: strin
     '- What each contender does per request is the same: list 20 runs the page query and a `COUNT(*)` for `X-Total-Count` in every contender (the ceiling runs both at once; the framework too on SQLite, and on PostgreSQL as one statement with the count as a subquery column; the hand-written app through `em.findAndCount`, Feathers through its paginated `find`); with `count=false` none of them counts. Every authenticated request verifies the JWT (HS256, `exp`, `iss`, `aud`) and reloads the user by `sub`; every write reads the post first when a policy needs its owner.',
     '- Event-loop delay: `monitorEventLoopDelay` (10 ms resolution) inside each contender, reset before each measured run and read after it.',
     '- Route sweep, big-table pages and the soak start processes of their own (pinned like the others) and run after the shared scenarios; the soak runs once per backend, in the first repeat.',
-    "- Latencies are autocannon's, with millisecond resolution.",
+    results.records.some((r) => r.metrics.exact_latency === 1)
+      ? "- Latencies: autocannon's, in whole milliseconds, for unpaced loads. For paced loads (the login storm's foreground, the soak) each response's own time, to the microsecond, with the coordinated-omission correction made at the connection's real interval between requests; autocannon 9 makes it at 1 ms whatever the rate, which turns one slow response into one sample per millisecond (`bench/lib/load.ts`)."
+      : "- Latencies are autocannon's, in whole milliseconds; for paced loads (the login storm's foreground, the soak) with its coordinated-omission correction at a 1 ms interval, which counts one slow response once per millisecond (later runs measure paced loads exactly, see `bench/lib/load.ts`).",
     '',
     '## Machine',
     '',

@@ -103,6 +103,7 @@ export const soak: OwnScenario = {
       throw new Error('soak: no RSS sample');
     return {
       ...loadMetrics(result),
+      exact_latency: 1,
       capacity_rps: capacity.rps,
       target_rps: rate,
       seconds: ctx.settings.soakSeconds,
