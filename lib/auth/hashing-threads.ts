@@ -113,7 +113,7 @@ export class HashingThreads {
     return this.#queue.length;
   }
 
-  /** Stops every thread; jobs not finished are rejected. */
+  /** Stops every thread; jobs not finished are rejected (a later `run` starts threads again). */
   async close(): Promise<void> {
     const threads = [...this.#threads];
     for (const pending of this.#queue.splice(0))
