@@ -28,6 +28,18 @@ function threadNices(): number[] {
   });
 }
 
+/** Threads of this process named like hashing threads (Node names a worker's OS thread after it). */
+function hashingThreadsOfProcess(): number {
+  if (process.platform !== 'linux') return 0;
+  return readdirSync('/proc/self/task').filter((tid) => {
+    try {
+      return readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim() === 'kma-hashing';
+    } catch {
+      return false; // the thread ended between the listing and the read
+    }
+  }).length;
+}
+
 describe('HashingThreads', () => {
   const pools: HashingThreads[] = [];
   const pool = (options: ConstructorParameters<typeof HashingThreads>[0]) => {
@@ -156,8 +168,11 @@ describe('HashingThreads', () => {
     const shared = sharedHashingThreads();
     try {
       const passwords = new Passwords(new BcryptHasher({ cost: 4 }));
+      const before = hashingThreadsOfProcess();
       await passwords.warmUp();
       assert.equal(shared.threads, 0);
+      // No thread of any pool started (threads of earlier tests may have stopped meanwhile).
+      if (process.platform === 'linux') assert.ok(hashingThreadsOfProcess() <= before);
       assert.equal((await passwords.check('any password', undefined)).ok, false);
       assert.equal(shared.threads, 1);
       const stored = await passwords.hash('a password');
