@@ -5,8 +5,9 @@
  * login storm rose 5-10× on one core (docs/benchmarks.md). A thread at nice 10 yields the core as
  * soon as the event loop wakes. One thread per core; threads start with the first job and stop
  * after a minute without work. A thread costs about 17 MiB of RSS while it runs, and about 12 MiB
- * stay resident after it stops. When no thread can start at all (a bundler left the worker script
- * behind), jobs run on libuv's pool as before, after one warning.
+ * stay resident after it stops. When a thread cannot start (a bundler left the worker script
+ * behind, a thread limit), jobs run on libuv's pool as before, after one warning, and threads are
+ * tried again a minute later.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -22,6 +23,8 @@ export interface HashingThreadsOptions {
   readonly nice?: number;
   /** Milliseconds without work after which a thread stops (default 60,000). */
   readonly idleMs?: number;
+  /** After a thread failed to start, milliseconds during which jobs run on libuv's pool before threads are tried again (default 60,000). */
+  readonly retryMs?: number;
   /** The thread's script (default: `hashing-worker.js` beside this module; set it when a bundler moves it). */
   readonly workerUrl?: URL;
 }
@@ -52,9 +55,12 @@ export class HashingThreads {
   readonly size: number;
   readonly nice: number;
   readonly idleMs: number;
+  readonly retryMs: number;
   readonly workerUrl: URL;
   /** Why threads cannot start; set, jobs run on libuv's pool. */
   #unavailable: Error | undefined;
+  /** When threads are tried again after a failed start (Date.now() milliseconds). */
+  #retryAt = 0;
   readonly #threads = new Set<HashingThread>();
   readonly #idle: HashingThread[] = [];
   readonly #queue: Pending[] = [];
@@ -64,6 +70,7 @@ export class HashingThreads {
     const size = options.size ?? availableParallelism();
     const nice = options.nice ?? 10;
     const idleMs = options.idleMs ?? 60_000;
+    const retryMs = options.retryMs ?? 60_000;
     if (!Number.isInteger(size) || size < 0) {
       throw new ConfigurationError(
         `HashingThreads size must be an integer of 0 or more, got ${String(size)}.`,
@@ -82,13 +89,22 @@ export class HashingThreads {
     }
     this.size = size;
     this.nice = nice;
+    if (!Number.isFinite(retryMs) || retryMs < 0) {
+      throw new ConfigurationError(`HashingThreads retryMs must be 0 or more, got ${String(retryMs)}.`);
+    }
     this.idleMs = idleMs;
+    this.retryMs = retryMs;
     this.workerUrl = options.workerUrl ?? WORKER_URL;
   }
 
   /** Runs a job on a free thread, or queues it until one is free. */
   run(job: HashingJob): Promise<string | boolean> {
-    if (this.size === 0 || this.#unavailable !== undefined) return runHashingJobOnPool(job);
+    if (this.size === 0) return runHashingJobOnPool(job);
+    if (this.#unavailable !== undefined) {
+      // A thread that could not start may have met a passing limit (memory, threads): try again later.
+      if (Date.now() < this.#retryAt) return runHashingJobOnPool(job);
+      this.#unavailable = undefined;
+    }
     return new Promise((resolve, reject) => {
       const pending: Pending = { id: this.#nextId++, job, resolve, reject };
       const idle = this.#idle.pop();
@@ -198,6 +214,7 @@ export class HashingThreads {
   /** From now on every job runs on libuv's pool, the ones waiting included. */
   #fallBack(error: Error, current: Pending | undefined): void {
     this.#unavailable = error;
+    this.#retryAt = Date.now() + this.retryMs;
     if (!warned) {
       warned = true;
       process.emitWarning(

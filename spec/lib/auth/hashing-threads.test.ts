@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { getPriority } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { getPriority, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -182,6 +183,32 @@ describe('HashingThreads', () => {
     }
   });
 
+  it('tries threads again once retryMs has passed after a failed start', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kma-hashing-'));
+    process.env.KMA_FLAKY_HASHING_FLAG = join(dir, 'failed-once');
+    try {
+      const threads = pool({
+        size: 1,
+        retryMs: 0,
+        workerUrl: new URL('./support/flaky-hashing-worker.js', import.meta.url),
+      });
+      const first = await threads.run({ op: 'bcrypt.hash', password: 'password', cost: 4 });
+      assert.equal(bcrypt.verifySync('password', String(first)), true);
+      assert.ok(threads.unavailable instanceof Error);
+      assert.equal(threads.threads, 0);
+      // retryMs 0: the next job starts a thread again, and this time it runs.
+      assert.equal(
+        await threads.run({ op: 'bcrypt.verify', password: 'password', stored: String(first) }),
+        true,
+      );
+      assert.equal(threads.unavailable, undefined);
+      assert.equal(threads.threads, 1);
+    } finally {
+      delete process.env.KMA_FLAKY_HASHING_FLAG;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('fails the job of a thread that dies, and gives the next job a fresh thread', async () => {
     const threads = pool({
       size: 1,
@@ -200,6 +227,7 @@ describe('HashingThreads', () => {
     assert.throws(() => new HashingThreads({ size: -1 }), /size/);
     assert.throws(() => new HashingThreads({ nice: 20 }), /nice/);
     assert.throws(() => new HashingThreads({ idleMs: Number.POSITIVE_INFINITY }), /idleMs/);
+    assert.throws(() => new HashingThreads({ retryMs: -1 }), /retryMs/);
     assert.equal(new HashingThreads({ size: 0 }).size, 0);
   });
 
