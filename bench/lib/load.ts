@@ -77,8 +77,8 @@ export async function runLoad(
     requests: shapes.map(requestOf),
   });
   // A paced load keeps every response time: see pacedLatency for why autocannon's figures don't do.
-  const times: number[] = [];
-  if (options.overallRate !== undefined) instance.on('response', (_c, _s, _b, ms) => times.push(ms));
+  const times = new ResponseTimes();
+  if (options.overallRate !== undefined) instance.on('response', (_c, _s, _b, ms) => times.add(ms));
   const result = await instance;
   const statuses: Record<string, number> = {};
   for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {}))
@@ -96,7 +96,7 @@ export async function runLoad(
             p99: result.latency.p99,
             max: result.latency.max,
           }
-        : pacedLatency(times, pacedInterval(options.connections, options.overallRate)),
+        : pacedLatency(times),
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
@@ -104,42 +104,54 @@ export async function runLoad(
   };
 }
 
-/**
- * Milliseconds between two requests of one connection of a paced load. autocannon gives each
- * connection an equal share of the rate, and never more connections than requests per second.
- */
-export function pacedInterval(connections: number, overallRate: number): number {
-  return 1000 / (overallRate / Math.min(connections, overallRate));
+/** Response times in milliseconds, kept in a growing Float64Array (a soak collects millions). */
+export class ResponseTimes {
+  #times = new Float64Array(1 << 14);
+  #count = 0;
+
+  /** Adds one response time. */
+  add(ms: number): void {
+    if (this.#count === this.#times.length) {
+      const grown = new Float64Array(this.#times.length * 2);
+      grown.set(this.#times);
+      this.#times = grown;
+    }
+    this.#times[this.#count++] = ms;
+  }
+
+  /** The times so far, sorted ascending (a typed array sorts numerically, natively). */
+  sorted(): Float64Array {
+    return this.#times.slice(0, this.#count).sort();
+  }
 }
 
 /**
- * Latency of a paced load from the response times themselves, to the microsecond. autocannon 9
- * rounds each time to a whole millisecond and corrects for coordinated omission with an expected
- * interval of `ceil(1 / rate)`, 1 ms whatever the rate, where the interval of a connection sending
- * 25 requests a second is 40 ms: every response slower than 1 ms then adds one made-up sample per
+ * Latency of a paced load from the response times themselves, to the microsecond, each time from
+ * the request's write to its response. autocannon 9 rounds each time to a whole millisecond and
+ * "corrects" a paced load for coordinated omission with an expected interval of `ceil(1 / rate)`:
+ * 1 ms whatever the rate, so every response slower than 1 ms adds one made-up sample per
  * millisecond (a 20 ms stall counts 20 times), and one stall decides the p99 of a 1,000-request
- * phase. The same correction is made here with the real interval: a response slower than it
- * delayed the requests behind it, which are added as `time - interval`, `time - 2 × interval`, ….
+ * phase. No correction is made here: autocannon paces a connection by sending its share of a
+ * second's requests back to back and then waiting for the next second, so there is no evenly
+ * spaced schedule to measure lateness against. A stall's cost to the requests queued behind it in
+ * that burst is therefore not counted, in idle and storm phases alike.
  */
-export function pacedLatency(times: readonly number[], intervalMs: number): LoadResult['latency'] {
-  const samples: number[] = [];
-  for (const time of times) {
-    samples.push(time);
-    for (let missed = time - intervalMs; missed > 0 && intervalMs > 0; missed -= intervalMs)
-      samples.push(missed);
-  }
-  if (samples.length === 0) return { mean: 0, p50: 0, p90: 0, p99: 0, max: 0 };
-  samples.sort((a, b) => a - b);
-  // Nearest rank: the smallest sample at or above the fraction of all samples.
+export function pacedLatency(times: ResponseTimes | readonly number[]): LoadResult['latency'] {
+  const sorted = times instanceof ResponseTimes ? times.sorted() : Float64Array.from(times).sort();
+  const count = sorted.length;
+  if (count === 0) return { mean: 0, p50: 0, p90: 0, p99: 0, max: 0 };
+  // Nearest rank: the smallest time at or above the fraction of all times (the epsilon keeps
+  // 0.9 × 70 = 63.000…01 at rank 63).
   const rank = (fraction: number): number =>
-    round3(samples[Math.min(samples.length - 1, Math.ceil(fraction * samples.length) - 1)] ?? 0);
-  const sum = samples.reduce((total, sample) => total + sample, 0);
+    round3(sorted[Math.min(count - 1, Math.max(0, Math.ceil(fraction * count - 1e-9) - 1))] ?? 0);
+  let sum = 0;
+  for (const time of sorted) sum += time;
   return {
-    mean: round3(sum / samples.length),
+    mean: round3(sum / count),
     p50: rank(0.5),
     p90: rank(0.9),
     p99: rank(0.99),
-    max: round3(samples[samples.length - 1] ?? 0),
+    max: round3(sorted[count - 1] ?? 0),
   };
 }
 

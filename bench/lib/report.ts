@@ -475,7 +475,7 @@ export function renderMarkdown(results: ResultsFile, source: string, root: strin
     '- Event-loop delay: `monitorEventLoopDelay` (10 ms resolution) inside each contender, reset before each measured run and read after it.',
     '- Route sweep, big-table pages and the soak start processes of their own (pinned like the others) and run after the shared scenarios; the soak runs once per backend, in the first repeat.',
     results.records.some((r) => r.metrics.exact_latency === 1)
-      ? "- Latencies: autocannon's, in whole milliseconds, for unpaced loads. For paced loads (the login storm's foreground, the soak) each response's own time, to the microsecond, with the coordinated-omission correction made at the connection's real interval between requests; autocannon 9 makes it at 1 ms whatever the rate, which turns one slow response into one sample per millisecond (`bench/lib/load.ts`)."
+      ? "- Latencies: autocannon's, in whole milliseconds, for unpaced loads. For paced loads (the login storm's foreground, the soak) each response's own time, from write to response, to the microsecond, without autocannon's coordinated-omission correction: autocannon 9 makes it with a 1 ms interval whatever the rate, which turns one slow response into one sample per millisecond, and it paces a connection in bursts (a second's share back to back), so there is no even schedule to correct against (`bench/lib/load.ts`)."
       : "- Latencies are autocannon's, in whole milliseconds; for paced loads (the login storm's foreground, the soak) with its coordinated-omission correction at a 1 ms interval, which counts one slow response once per millisecond (later runs measure paced loads exactly, see `bench/lib/load.ts`).",
     '',
     '## Machine',

@@ -103,14 +103,10 @@ export class Passwords {
  * and a process that never sees a login then never starts a hashing thread (about 12 MiB of RSS).
  */
 function startupHasher(current: PasswordHasher): PasswordHasher {
-  if (current instanceof BcryptHasher && exactly(current, BcryptHasher) && current.threads === undefined) {
+  if (current instanceof BcryptHasher && exactly(current, BcryptHasher)) {
     return new BcryptHasher({ cost: current.cost, threads: new HashingThreads({ size: 0 }) });
   }
-  if (
-    current instanceof Argon2idHasher &&
-    exactly(current, Argon2idHasher) &&
-    current.threads === undefined
-  ) {
+  if (current instanceof Argon2idHasher && exactly(current, Argon2idHasher)) {
     const { memoryCost, timeCost, parallelism } = current;
     return new Argon2idHasher({
       memoryCost,

@@ -178,6 +178,10 @@ describe('HashingThreads', () => {
       assert.equal(shared.threads, 1);
       const stored = await passwords.hash('a password');
       assert.equal((await passwords.check('a password', stored)).ok, true);
+      // A hasher given threads of its own makes its dummy hash on libuv's pool too.
+      const own = pool({ size: 1 });
+      await new Passwords(new BcryptHasher({ cost: 4, threads: own })).warmUp();
+      assert.equal(own.threads, 0);
     } finally {
       await shared.close();
     }
