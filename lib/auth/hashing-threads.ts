@@ -87,11 +87,11 @@ export class HashingThreads {
         `HashingThreads idleMs must be an integer from 0 to ${MAX_TIMER_MS}, got ${String(idleMs)}.`,
       );
     }
-    this.size = size;
-    this.nice = nice;
     if (!Number.isFinite(retryMs) || retryMs < 0) {
       throw new ConfigurationError(`HashingThreads retryMs must be 0 or more, got ${String(retryMs)}.`);
     }
+    this.size = size;
+    this.nice = nice;
     this.idleMs = idleMs;
     this.retryMs = retryMs;
     this.workerUrl = options.workerUrl ?? WORKER_URL;
@@ -190,7 +190,8 @@ export class HashingThreads {
     const current = thread.current;
     thread.current = undefined;
     if (!thread.ready) {
-      // The script itself cannot run here: starting more threads would fail the same way.
+      // The thread never ran (a missing script, a refused thread): more threads now would fail the
+      // same way, so jobs go to libuv's pool until retryMs has passed.
       this.#fallBack(error, current);
       return;
     }
@@ -211,7 +212,7 @@ export class HashingThreads {
     this.#give(thread, pending);
   }
 
-  /** From now on every job runs on libuv's pool, the ones waiting included. */
+  /** Until retryMs has passed, every job runs on libuv's pool, the ones waiting included. */
   #fallBack(error: Error, current: Pending | undefined): void {
     this.#unavailable = error;
     this.#retryAt = Date.now() + this.retryMs;
