@@ -150,6 +150,12 @@ export interface ListResult {
   readonly total?: number;
 }
 
+/** One row to read by primary key: its model and its key. */
+export interface RecordLookup {
+  readonly model: ModelClass;
+  readonly id: RecordId;
+}
+
 /**
  * The contract between the core and an ORM. Adapters are raw: no HTTP, no JWT, no policies.
  * They map their own errors to `ApiError` (unique violation → `ApiError.conflict`, not-null →
@@ -168,6 +174,13 @@ export interface OrmAdapter<Session = unknown> {
   list(session: Session, model: ModelClass, query: ListQuery): Promise<ListResult>;
   /** The row with that primary key, or `undefined`. */
   get(session: Session, model: ModelClass, id: RecordId): Promise<RawRecord | undefined>;
+  /**
+   * Optional: the rows with these primary keys, each of its own model, in order (`undefined` where
+   * there is none), read together where the database allows it — one statement, one snapshot, one
+   * round trip. The routes use it to load the caller's user with the record. Without it the core
+   * calls `get` for each.
+   */
+  getEach?(session: Session, lookups: readonly RecordLookup[]): Promise<(RawRecord | undefined)[]>;
   /** The first row whose `field` equals `value` (used by the auth plugin), or `undefined`. */
   findBy(session: Session, model: ModelClass, field: string, value: unknown): Promise<RawRecord | undefined>;
   /** Insert a row from validated data; returns the stored row (with generated values). */
@@ -251,4 +264,19 @@ export type AuthDependency = Middleware<AppState> & {
   readonly userModel?: ModelClass;
   /** The OpenAPI security scheme name this dependency documents. */
   readonly securityScheme?: string;
+  /**
+   * Optional: checks the request's credentials (throwing 401 like the middleware) without loading
+   * the user, so that a route can load the user in the statement that reads its record.
+   */
+  readonly identify?: (ctx: AppContext) => Promise<PendingUser>;
 };
+
+/** A caller whose credentials passed and whose user row is still to be read (see `AuthDependency.identify`). */
+export interface PendingUser {
+  /** The adapter the user is read with. */
+  readonly adapter: OrmAdapter;
+  /** The user to read. */
+  readonly lookup: RecordLookup;
+  /** Sets `ctx.state.user` from the row read; 401 when there was none (the user was deleted). */
+  accept(ctx: AppContext, row: RawRecord | undefined): void;
+}

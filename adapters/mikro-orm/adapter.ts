@@ -16,6 +16,7 @@ import type {
   OrmAdapter,
   RawRecord,
   RecordId,
+  RecordLookup,
 } from '../../lib/types.js';
 import { type MikroOrmConnectOptions, ormFromUrl } from './connect.js';
 import type { AnyMikroORM } from './describe.js';
@@ -28,6 +29,7 @@ import {
   quietEvents,
 } from './direct-writes.js';
 import { isConnectionError, toApiError } from './errors.js';
+import { type JointLookup, prepareJointLookup } from './joint-lookup.js';
 import { type ListStatement, ListStatements } from './list-statements.js';
 import { type Lookup, prepareLookup } from './lookup.js';
 import { type CombinedCache, TOTAL_COLUMN, withTotalColumn } from './page-total.js';
@@ -69,6 +71,9 @@ function platformName(orm: AnyMikroORM): string {
   return `mikro-orm:${name}`;
 }
 
+// Pairs of models read jointly (a user model with each model it secures): a bound, never reached in practice.
+const MAX_JOINT_LOOKUPS = 1000;
+
 // A key the column cannot hold (a malformed UUID on PostgreSQL) identifies no row.
 function isMalformedKey(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
@@ -88,6 +93,9 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   readonly #combined: CombinedCache = new Map();
   readonly #dialect: Dialect;
   readonly #lookups = new Map<FieldPlan, Lookup | null>();
+  // Joint lookups by the serials of their plans; null where the models cannot be read jointly.
+  readonly #joints = new Map<string, JointLookup | null>();
+  readonly #serials = new Map<ModelPlan, number>();
 
   /**
    * Wraps a MikroORM instance you built yourself; build it with `mikroOrmOptions()` so table names
@@ -155,6 +163,34 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   async get(session: EntityManager, model: ModelClass, id: RecordId): Promise<RawRecord | undefined> {
     const plan = this.#plan(model);
     return this.#lookup(session, plan, plan.primary, plan.primary.encode(id));
+  }
+
+  /** The rows with these keys, read in one statement on SQLite and PostgreSQL (see joint-lookup.ts). */
+  async getEach(
+    session: EntityManager,
+    lookups: readonly RecordLookup[],
+  ): Promise<(RawRecord | undefined)[]> {
+    const plans = lookups.map((lookup) => this.#plan(lookup.model));
+    const joint = lookups.length > 1 ? await this.#jointLookup(session, plans) : undefined;
+    if (joint !== undefined) {
+      try {
+        const rows = await joint(
+          session,
+          lookups.map((lookup, i) => (plans[i] as ModelPlan).primary.encode(lookup.id)),
+        );
+        return rows.map((row, i) => (row === undefined ? undefined : decodeRow(plans[i] as ModelPlan, row)));
+      } catch (error) {
+        // A key the column cannot hold fails the whole statement: each lookup then answers for itself.
+        if (!isMalformedKey(error))
+          throw toApiError(this.#driverError(error), {
+            meta: (plans[0] as ModelPlan).meta,
+            operation: 'read',
+          });
+      }
+    }
+    const rows: (RawRecord | undefined)[] = [];
+    for (const lookup of lookups) rows.push(await this.get(session, lookup.model, lookup.id));
+    return rows;
   }
 
   async findBy(
@@ -392,6 +428,30 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
 
   #mapped(plan: ModelPlan, row: Row): Row {
     return this.orm.em.getDriver().mapResult(row as AnyEntity, plan.meta) as Row;
+  }
+
+  /** The joint lookup of these models, prepared on first use; undefined when there is none (for now). */
+  async #jointLookup(session: EntityManager, plans: readonly ModelPlan[]): Promise<JointLookup | undefined> {
+    if (this.#dialect !== 'sqlite' && this.#dialect !== 'postgresql') return undefined;
+    const key = plans.map((plan) => this.#serialOf(plan)).join(',');
+    const known = this.#joints.get(key);
+    if (known !== undefined) return known ?? undefined;
+    const lookup = await prepareJointLookup(this.orm, plans, this.#statements, session);
+    // null: the column names could not be read in this session (a transaction…); try again later.
+    if (lookup === null) return undefined;
+    if (this.#joints.size >= MAX_JOINT_LOOKUPS) this.#joints.clear();
+    this.#joints.set(key, lookup ?? null);
+    return lookup;
+  }
+
+  /** A number per plan, for cache keys made of several plans. */
+  #serialOf(plan: ModelPlan): number {
+    let serial = this.#serials.get(plan);
+    if (serial === undefined) {
+      serial = this.#serials.size;
+      this.#serials.set(plan, serial);
+    }
+    return serial;
   }
 
   /** The row whose `field` equals `value`, through a lookup prepared once per field when possible. */

@@ -30,6 +30,7 @@ interface SqliteStatement {
   get(...values: unknown[]): Row | undefined;
   all(...values: unknown[]): Row[];
   run(...values: unknown[]): { changes: number };
+  columns(): { name: string }[];
 }
 interface SqliteDatabase {
   readonly open: boolean;
@@ -41,7 +42,7 @@ interface PgPool {
     name?: string;
     text: string;
     values: unknown[];
-  }): Promise<{ rows: Row[]; rowCount: number | null }>;
+  }): Promise<{ rows: Row[]; rowCount: number | null; fields: { name: string }[] }>;
 }
 /** The parts of MikroORM's SQL connection used here (kysely client, native driver client). */
 interface SqlConnection {
@@ -158,6 +159,31 @@ export class StatementRunner {
   /** Runs a statement that returns no rows. */
   run(session: EntityManager, sql: string, params: readonly unknown[]): Promise<RunResult> {
     return this.#execute(session, sql, params, 'run') as Promise<RunResult>;
+  }
+
+  /**
+   * The names of the columns a query returns, in order, read from the prepared statement (SQLite)
+   * or from the answer to running it (PostgreSQL: pass parameters that match no row); undefined
+   * when the query would go through MikroORM, which hands back rows only.
+   */
+  async columns(
+    session: EntityManager,
+    sql: string,
+    params: readonly unknown[],
+  ): Promise<string[] | undefined> {
+    if (!this.#direct(session, sql, params)) return undefined;
+    const connection = session.getConnection() as unknown as SqlConnection;
+    if (this.#dialect === 'sqlite') {
+      const database = (await connection.getNativeClient()) as SqliteDatabase;
+      return database
+        .prepare(sql)
+        .columns()
+        .map((column) => column.name);
+    }
+    const pool = (await connection.getNativeClient()) as PgPool;
+    const values = params.map((value) => (typeof value === 'bigint' ? value.toString() : value));
+    const result = await pool.query({ text: numbered(sql), values });
+    return result.fields.map((field) => field.name);
   }
 
   /** Whether MikroORM would do nothing but run the query, so that running it here changes nothing. */

@@ -11,7 +11,7 @@ import type { Next } from 'koa';
 import koaJwt from 'koa-jwt';
 import { ApiError } from '../errors.js';
 import { sessionOf } from '../http/session.js';
-import type { AppContext, AuthDependency, ModelClass, OrmAdapter } from '../types.js';
+import type { AppContext, AuthDependency, ModelClass, OrmAdapter, PendingUser, RawRecord } from '../types.js';
 import { type AccessTokenClaims, requireClaims, type TokenService } from './tokens.js';
 import type { UserBinding } from './user-binding.js';
 import { VerifiedTokens } from './verified-tokens.js';
@@ -86,20 +86,35 @@ export function createAuthDependency(sources: DependencySources): AuthDependency
     return claims;
   }
 
-  const dependency = async function authDependency(ctx: AppContext, next: Next): Promise<void> {
+  /** The verified caller, the user still to be read. */
+  async function identify(ctx: AppContext): Promise<PendingUser> {
     const claims = await verify(ctx);
     const adapter = sources.adapterFor(ctx);
     const binding = sources.binding(adapter);
     const id = binding.coerceId(claims.sub);
     if (id === undefined) throw ApiError.unauthorized('The token is invalid.', 'invalid_token');
-    const row = await adapter.get(sessionOf(ctx, adapter), sources.userModel, id);
-    if (row === undefined)
-      throw ApiError.unauthorized('The user of this token no longer exists.', 'invalid_token');
-    ctx.state.user = binding.requestUser(row);
+    return {
+      adapter,
+      lookup: { model: sources.userModel, id },
+      accept: (target, row) => accept(binding, target, row),
+    };
+  }
+
+  const dependency = async function authDependency(ctx: AppContext, next: Next): Promise<void> {
+    const pending = await identify(ctx);
+    const { adapter, lookup } = pending;
+    pending.accept(ctx, await adapter.get(sessionOf(ctx, adapter), lookup.model, lookup.id));
     await next();
   };
   return Object.assign(dependency, {
     userModel: sources.userModel,
     securityScheme: SECURITY_SCHEME_NAME,
+    identify,
   }) as AuthDependency;
+}
+
+function accept(binding: UserBinding, ctx: AppContext, row: RawRecord | undefined): void {
+  if (row === undefined)
+    throw ApiError.unauthorized('The user of this token no longer exists.', 'invalid_token');
+  ctx.state.user = binding.requestUser(row);
 }

@@ -182,6 +182,44 @@ for (const target of databaseTargets()) {
       assert.match(String(response.body.detail), /no longer exists/);
     });
 
+    it('checks the caller before the id and the record on the routes that read one', async () => {
+      const admin = await adminWithToken(fx);
+      const owner = await userWithToken(fx.server);
+      const created = await call(fx.server, 'POST', '/posts', {
+        token: owner.token,
+        json: { title: 'kept' },
+      });
+      assert.equal(created.status, 201);
+      const post = `/posts/${created.body.id}`;
+      assert.equal((await call(fx.server, 'GET', post, { token: owner.token })).status, 200);
+      const missing = await call(fx.server, 'GET', '/posts/987654', { token: owner.token });
+      assert.equal(missing.status, 404);
+      assert.match(String(missing.body.detail), /No Post with id "987654"/);
+      assert.equal((await call(fx.server, 'GET', '/posts/not-an-id', { token: owner.token })).status, 404);
+      const doomed = await userWithToken(fx.server);
+      assert.equal((await call(fx.server, 'GET', post, { token: doomed.token })).status, 200);
+      assert.equal(
+        (await call(fx.server, 'DELETE', `/users/${doomed.id}`, { token: admin.token })).status,
+        204,
+      );
+      // The post exists and GET has no policy: a 401 can only come from the caller's check, and
+      // neither a missing record nor a malformed id may answer before it.
+      for (const [method, path] of [
+        ['GET', post],
+        ['GET', '/posts/987654'],
+        ['GET', '/posts/not-an-id'],
+        ['PUT', post],
+        ['DELETE', post],
+      ] as const) {
+        const response = await call(fx.server, method, path, {
+          token: doomed.token,
+          ...(method === 'PUT' ? { json: { title: 'changed' } } : {}),
+        });
+        expectInvalid(response, `${method} ${path} by a deleted user`);
+        assert.match(String(response.body.detail), /no longer exists/);
+      }
+    });
+
     it('applies a promotion and a demotion to an existing token at once', async () => {
       const admin = await adminWithToken(fx);
       const member = await userWithToken(fx.server);
