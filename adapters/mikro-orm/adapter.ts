@@ -71,8 +71,14 @@ function platformName(orm: AnyMikroORM): string {
   return `mikro-orm:${name}`;
 }
 
-// Pairs of models read jointly (a user model with each model it secures): a bound, never reached in practice.
-const MAX_JOINT_LOOKUPS = 1000;
+// Most keys read in one statement: routes read two (the caller and the record); more are read one by one.
+const MAX_JOINT_LOOKUPS = 4;
+
+/** One level of the joint lookups' tree: the lookup of the plans so far, and the plans that may follow. */
+interface JointLevel {
+  lookup?: JointLookup | null;
+  readonly next: Map<ModelPlan, JointLevel>;
+}
 
 // A key the column cannot hold (a malformed UUID on PostgreSQL) identifies no row.
 function isMalformedKey(error: unknown): boolean {
@@ -93,9 +99,8 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   readonly #combined: CombinedCache = new Map();
   readonly #dialect: Dialect;
   readonly #lookups = new Map<FieldPlan, Lookup | null>();
-  // Joint lookups by the serials of their plans; null where the models cannot be read jointly.
-  readonly #joints = new Map<string, JointLookup | null>();
-  readonly #serials = new Map<ModelPlan, number>();
+  // Joint lookups by their plans, first to last; null where the models cannot be read jointly.
+  readonly #joints: JointLevel = { next: new Map() };
 
   /**
    * Wraps a MikroORM instance you built yourself; build it with `mikroOrmOptions()` so table names
@@ -171,7 +176,10 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     lookups: readonly RecordLookup[],
   ): Promise<(RawRecord | undefined)[]> {
     const plans = lookups.map((lookup) => this.#plan(lookup.model));
-    const joint = lookups.length > 1 ? await this.#jointLookup(session, plans) : undefined;
+    const joint =
+      lookups.length > 1 && lookups.length <= MAX_JOINT_LOOKUPS
+        ? await this.#jointLookup(session, plans)
+        : undefined;
     if (joint !== undefined) {
       try {
         const rows = await joint(
@@ -433,25 +441,21 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   /** The joint lookup of these models, prepared on first use; undefined when there is none (for now). */
   async #jointLookup(session: EntityManager, plans: readonly ModelPlan[]): Promise<JointLookup | undefined> {
     if (this.#dialect !== 'sqlite' && this.#dialect !== 'postgresql') return undefined;
-    const key = plans.map((plan) => this.#serialOf(plan)).join(',');
-    const known = this.#joints.get(key);
-    if (known !== undefined) return known ?? undefined;
+    // Keyed by the plans themselves, first to last: no key to build per request.
+    let level: JointLevel = this.#joints;
+    for (const plan of plans) {
+      let next = level.next.get(plan);
+      if (next === undefined) {
+        next = { next: new Map() };
+        level.next.set(plan, next);
+      }
+      level = next;
+    }
+    if (level.lookup !== undefined) return level.lookup ?? undefined;
     const lookup = await prepareJointLookup(this.orm, plans, this.#statements, session);
     // null: the column names could not be read in this session (a transaction…); try again later.
-    if (lookup === null) return undefined;
-    if (this.#joints.size >= MAX_JOINT_LOOKUPS) this.#joints.clear();
-    this.#joints.set(key, lookup ?? null);
-    return lookup;
-  }
-
-  /** A number per plan, for cache keys made of several plans. */
-  #serialOf(plan: ModelPlan): number {
-    let serial = this.#serials.get(plan);
-    if (serial === undefined) {
-      serial = this.#serials.size;
-      this.#serials.set(plan, serial);
-    }
-    return serial;
+    if (lookup !== null) level.lookup = lookup ?? null;
+    return lookup ?? undefined;
   }
 
   /** The row whose `field` equals `value`, through a lookup prepared once per field when possible. */

@@ -84,20 +84,23 @@ export async function prepareJointLookup(
     offsets.push(offset + part.slot);
     offset += part.params.length;
   }
+  const aliases = columns.map((names, i) => names.map((_, j) => `kma_${i}_${j}`));
   const driver = orm.em.getDriver();
   return async (session, keys) => {
-    const values = [...template];
-    keys.forEach((key, i) => {
-      values[offsets[i] as number] = key;
-    });
+    const values = template.slice();
+    for (let i = 0; i < offsets.length; i++) values[offsets[i] as number] = keys[i];
     const row = await runner.get(session, sql, values);
-    return plans.map((plan, i) => {
+    const rows: (Row | undefined)[] = [];
+    for (let i = 0; i < plans.length; i++) {
+      const plan = plans[i] as ModelPlan;
       const names = columns[i] as string[];
+      const from = aliases[i] as string[];
       const own: Row = {};
-      for (let j = 0; j < names.length; j++) own[names[j] as string] = row?.[`kma_${i}_${j}`];
+      for (let j = 0; j < names.length; j++) own[names[j] as string] = row?.[from[j] as string];
       const mapped = driver.mapResult(own, plan.meta) as Row | null;
       // A primary key is never NULL: a NULL one is the left join finding nothing.
-      return mapped == null || mapped[plan.primary.field.name] == null ? undefined : mapped;
-    });
+      rows.push(mapped == null || mapped[plan.primary.field.name] == null ? undefined : mapped);
+    }
+    return rows;
   };
 }
