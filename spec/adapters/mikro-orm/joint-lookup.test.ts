@@ -181,10 +181,9 @@ for (const target of databaseTargets()) {
       });
     });
 
-    it(
-      'reads a user and a record with one statement',
-      target === 'mariadb' ? { skip: 'MySQL and MariaDB read each key on its own' } : {},
-      async () => {
+    // MySQL and MariaDB read each key on its own (the adapter hands their queries to MikroORM).
+    if (target !== 'mariadb') {
+      it('reads a user and a record with one statement', async () => {
         const lookups = [
           { model: Author, id: ids.author as number },
           { model: Book, id: ids.book as number },
@@ -194,7 +193,7 @@ for (const target of databaseTargets()) {
         const rows = await adapter.getEach(adapter.openSession(), lookups);
         assert.equal(counter.count - before, 1);
         assert.equal(rows.filter((row) => row !== undefined).length, 2);
-      },
-    );
+      });
+    }
   });
 }
