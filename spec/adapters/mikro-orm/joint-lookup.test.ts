@@ -13,7 +13,7 @@ import { fixtureModels } from '../../fixtures/mikro-orm/index.js';
 import { databaseTargets, requireTarget } from '../../support/databases.js';
 import { type FixtureAdapter, openFixtureAdapter } from '../../support/fixture-adapter.js';
 
-const { Author, Book, Box, Category, Gadget } = fixtureModels;
+const { Author, Book, Box, Category, Gadget, Person } = fixtureModels;
 
 /** Counts the statements the database driver is asked to run. */
 async function countStatements(adapter: MikroOrmAdapter): Promise<{ readonly count: number }> {
@@ -74,6 +74,7 @@ for (const target of databaseTargets()) {
       const box = await adapter.create(session, Box, { label: 'crate' });
       const category = await adapter.create(session, Category, { name: 'tools' });
       const other = await adapter.create(session, Category, { name: 'toys' });
+      const person = await adapter.create(session, Person, { name: 'Le Guin' });
       Object.assign(ids, {
         author: author.id,
         book: book.id,
@@ -81,6 +82,7 @@ for (const target of databaseTargets()) {
         box: box.id,
         category: category.id,
         other: other.id,
+        person: person.id,
       });
     });
     after(() => fixture?.close());
@@ -169,16 +171,29 @@ for (const target of databaseTargets()) {
       );
     });
 
-    it('sees the rows of its own open transaction', async () => {
-      await adapter.openSession().transactional(async (em: EntityManager) => {
-        const row = await adapter.create(em, Category, { name: 'in-transaction' });
-        const [author, category] = await adapter.getEach(em, [
-          { model: Author, id: ids.author as number },
-          { model: Category, id: row.id as number },
-        ]);
-        assert.equal(author?.name, 'Ursula');
-        assert.equal(category?.name, 'in-transaction');
-      });
+    it('sees the rows of its own open transaction, whether or not the pair was read before', async () => {
+      // Author + Category is prepared before the transaction, so its one statement runs through
+      // MikroORM inside it; Person + Category is first asked for inside it, and read key by key.
+      await adapter.getEach(adapter.openSession(), [
+        { model: Author, id: ids.author as number },
+        { model: Category, id: ids.category as number },
+      ]);
+      let n = 0;
+      for (const [model, name] of [
+        [Author, 'Ursula'],
+        [Person, 'Le Guin'],
+      ] as const) {
+        const key = model === Author ? (ids.author as number) : (ids.person as number);
+        await adapter.openSession().transactional(async (em: EntityManager) => {
+          const row = await adapter.create(em, Category, { name: `in-transaction-${++n}` });
+          const [first, category] = await adapter.getEach(em, [
+            { model, id: key },
+            { model: Category, id: row.id as number },
+          ]);
+          assert.equal(first?.name, name);
+          assert.equal(category?.name, `in-transaction-${n}`);
+        });
+      }
     });
 
     // MySQL and MariaDB read each key on its own (the adapter hands their queries to MikroORM).
