@@ -230,6 +230,7 @@ async function runRepeat(env: RepeatEnv, order: readonly ContenderSpec[], repeat
         for (const scenario of scenarios) {
           for (const spec of order) {
             const metrics = await scenario.run({
+              contender: spec.name,
               data: env.data,
               tokens: tokens.get(spec.name) as Tokens,
               proc: procs.get(spec.name) as ContenderProcess,
@@ -254,6 +255,7 @@ async function runRepeat(env: RepeatEnv, order: readonly ContenderSpec[], repeat
         await startAll(env, order, urls, 'open', fresh);
         for (const spec of order) {
           const metrics = await scenario.run({
+            contender: spec.name,
             data: env.data,
             tokens: { owner: '', other: '' },
             proc: fresh.get(spec.name) as ContenderProcess,

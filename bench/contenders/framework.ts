@@ -59,5 +59,9 @@ new CrudRouter(
       },
 ).register_routes(app);
 
+// The secure profile also serves the same reads without a token under /open, so that the auth_get
+// scenario can time both in one process, alternating (the paired auth cost; scenarios/shared.ts).
+if (env.profile === 'secure') new CrudRouter({ model: Post, prefix: '/open' }).register_routes(app);
+
 await app.listen(env.port, '127.0.0.1');
 telemetry.ready();

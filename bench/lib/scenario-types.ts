@@ -54,6 +54,8 @@ export interface ScenarioSettings {
 
 /** What a scenario gets to work with for one contender already running in the scenario's profile. */
 export interface ScenarioContext {
+  /** The contender measured. */
+  readonly contender: ContenderName;
   readonly data: Dataset;
   readonly tokens: Tokens;
   readonly proc: ContenderProcess;
