@@ -4,7 +4,8 @@
  * then loads the user by `sub` on every request so that deletion, promotion and demotion take
  * effect at once. A token that passed verification is remembered by its text (verified-tokens.ts);
  * its `exp` and `nbf` are still checked on every request. Failures are 401 problem details with
- * `WWW-Authenticate: Bearer`.
+ * `WWW-Authenticate: Bearer`. Its `identify` step stops short of reading the user, so that a secured
+ * route can read the user together with its record (`getEach`, crud-handlers.ts).
  */
 
 import type { Next } from 'koa';

@@ -182,7 +182,8 @@ for (const target of databaseTargets()) {
       assert.match(String(response.body.detail), /no longer exists/);
     });
 
-    it('checks the caller before the id and the record on the routes that read one', async () => {
+    /** The checks of the routes that read a record, in order: the caller, then the id, then the record. */
+    async function assertCallerFirst(): Promise<void> {
       const admin = await adminWithToken(fx);
       const owner = await userWithToken(fx.server);
       const created = await call(fx.server, 'POST', '/posts', {
@@ -218,6 +219,22 @@ for (const target of databaseTargets()) {
         expectInvalid(response, `${method} ${path} by a deleted user`);
         assert.match(String(response.body.detail), /no longer exists/);
       }
+    }
+
+    it('checks the caller before the id and the record on the routes that read one', async () => {
+      await assertCallerFirst();
+    });
+
+    it('keeps that order with an adapter that reads the user and the record one by one (no getEach)', async () => {
+      const adapter = fx.adapter as unknown as Record<string, unknown>;
+      // An own property hides the prototype's method: the routes then read the user, then the record.
+      adapter.getEach = undefined;
+      try {
+        await assertCallerFirst();
+      } finally {
+        delete adapter.getEach;
+      }
+      assert.equal(typeof fx.adapter.getEach, 'function');
     });
 
     it('applies a promotion and a demotion to an existing token at once', async () => {
