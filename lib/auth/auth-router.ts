@@ -130,7 +130,9 @@ export class AuthRouter implements AuthRuntime {
     }
     if (app instanceof Application) {
       const binding = this.attach(app);
-      const routes = accountRoutes(this, app.bodyLimit);
+      // A registered user's Location points where the app serves users (a CrudRouter's prefix), looked
+      // up per request: the users router may be registered after this one.
+      const routes = accountRoutes(this, app.bodyLimit, () => app.openapi.collectionPathOf(this.userModel));
       app.mount('register', routes);
       app.mount('login', routes);
       documentAccountRoutes(app.openapi, binding);

@@ -33,7 +33,10 @@ function noStore(handler: Handler): Handler {
   };
 }
 
-function register(runtime: AuthRuntime, bodyLimit: number): Handler {
+/** Where the user model's CRUD routes live on this app, when they are known (an `Application`). */
+export type UserCollection = () => string | undefined;
+
+function register(runtime: AuthRuntime, bodyLimit: number, collection?: UserCollection): Handler {
   const read = bodyReader({ limit: bodyLimit });
   return async (ctx) => {
     const adapter = runtime.adapterFor(ctx);
@@ -43,7 +46,7 @@ function register(runtime: AuthRuntime, bodyLimit: number): Handler {
     fields.hashed_password = await runtime.hashPassword(password);
     const row = await adapter.create(sessionOf(ctx, adapter), runtime.userModel, fields);
     ctx.status = 201;
-    ctx.set('Location', binding.location(row));
+    ctx.set('Location', binding.location(row, collection?.()));
     ctx.body = binding.serialize(row);
   };
 }
@@ -136,10 +139,14 @@ function makeAdmin(runtime: AuthRuntime): Handler {
   };
 }
 
-/** `POST /register` and `POST /login`. */
-export function accountRoutes(runtime: AuthRuntime, bodyLimit: number): Middleware<AppState> {
+/** `POST /register` and `POST /login`; a registered user's `Location` follows `collection` when given. */
+export function accountRoutes(
+  runtime: AuthRuntime,
+  bodyLimit: number,
+  collection?: UserCollection,
+): Middleware<AppState> {
   return routeGroup('', [
-    { method: 'POST', path: '/register', handler: noStore(register(runtime, bodyLimit)) },
+    { method: 'POST', path: '/register', handler: noStore(register(runtime, bodyLimit, collection)) },
     { method: 'POST', path: '/login', handler: noStore(login(runtime, bodyLimit)) },
   ]);
 }

@@ -28,8 +28,8 @@ export interface UserBinding {
   coerceId(raw: string): RecordId | undefined;
   /** The request user of a stored row. */
   requestUser(row: Readonly<RawRecord>): RequestUser;
-  /** The `Location` of a user: `/{resource}/{id}`. */
-  location(row: Readonly<RawRecord>): string;
+  /** The `Location` of a user: `{collection}/{id}`, the collection `/{resource}` unless given. */
+  location(row: Readonly<RawRecord>, collection?: string): string;
 }
 
 /** Input fields of registration beyond the model's own. */
@@ -101,7 +101,8 @@ export function bindUserModel(
       isAdmin: isTruthyFlag(row[adminFlag]),
       record: Object.freeze(serialize(row)),
     }),
-    location: (row) => `/${model.resource}/${encodeURIComponent(String(row[model.primaryKey]))}`,
+    location: (row, collection = `/${model.resource}`) =>
+      `${collection}/${encodeURIComponent(String(row[model.primaryKey]))}`,
   };
 }
 

@@ -6,6 +6,7 @@
 import { ConfigurationError } from '../errors.js';
 import type { JsonSchema } from '../schema/json-schema.js';
 import { createSchema } from '../schema/model-schemas.js';
+import type { ModelClass } from '../types.js';
 import { RESERVED_SCHEMA_NAMES } from './components.js';
 import { collectionPath, itemPath } from './crud-operations.js';
 import { buildOpenApiDocument, type OpenApiInfo } from './document.js';
@@ -69,6 +70,12 @@ export class OpenApiRegistry {
     ]);
     this.#crud.push(doc);
     this.#invalidate();
+  }
+
+  /** Where the CRUD routes of a model live (`{prefix}/{resource}`), from the first router documented for it. */
+  collectionPathOf(model: ModelClass): string | undefined {
+    const doc = this.#crud.find((entry) => entry.description.model === model);
+    return doc === undefined ? undefined : collectionPath(doc);
   }
 
   /** Documents one operation of a plugin (e.g. `POST /login`). */

@@ -1,13 +1,19 @@
 /** `/register`, `/login` and `/admin/{id}/make-admin` over HTTP, on every database target. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Application } from '../../../lib/application.js';
+import { AuthRouter } from '../../../lib/auth/auth-router.js';
+import { CrudRouter } from '../../../lib/crud/crud-router.js';
 import { databaseTargets, requireTarget } from '../../support/databases.js';
+import { serve } from '../../support/http.js';
 import { User } from './support/entities.js';
 import {
   type AuthFixture,
   adminWithToken,
+  BASE_OPTIONS,
   call,
   loginToken,
+  memoryLogger,
   registerUser,
   startAuthApp,
   userWithToken,
@@ -22,6 +28,39 @@ for (const target of databaseTargets()) {
     after(() => fx?.close());
 
     describe('POST /register', () => {
+      it("points Location where the app serves users, under the users router's prefix", async () => {
+        const app = new Application({
+          title: 'prefixed',
+          adapter: fx.adapter,
+          logger: memoryLogger(),
+          health: false,
+        });
+        const auth = new AuthRouter(BASE_OPTIONS);
+        // Registered before the users router: the Location is worked out per request.
+        auth.register_routes(app);
+        new CrudRouter({
+          model: User,
+          prefix: '/api/v1',
+          secure: true,
+          auth_dependency: auth.get_auth_dependency(),
+        }).register_routes(app);
+        const server = await serve(app.callback());
+        try {
+          const response = await call(server, 'POST', '/register', {
+            json: { username: 'prefixed', email: 'prefixed@example.com', password: 'prefixed-password' },
+          });
+          assert.equal(response.status, 201);
+          const location = response.headers.get('location');
+          assert.equal(location, `/api/v1/users/${response.body.id}`);
+          const token = await loginToken(server, 'prefixed', 'prefixed-password');
+          const user = await call(server, 'GET', location ?? '', { token });
+          assert.equal(user.status, 200);
+          assert.equal(user.body.username, 'prefixed');
+        } finally {
+          await server.close();
+        }
+      });
+
       it('creates the user: 201, Location, the user without secrets, no-store', async () => {
         const response = await call(fx.server, 'POST', '/register', {
           json: { username: 'alice', email: 'alice@example.com', password: 'alice-password' },
