@@ -1,0 +1,90 @@
+/** The goal table of docs/benchmarks.md: the figure of the medians decides, each repeat is shown beside it. */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { renderMarkdown } from '../../bench/lib/report.js';
+import type { ResultsFile, RunRecord } from '../../bench/lib/results.js';
+import { repoRoot } from '../support/paths.js';
+
+/** A results file of the repository with its records replaced (the machine and options stay real). */
+function resultsWith(records: readonly RunRecord[]): ResultsFile {
+  const real = JSON.parse(
+    readFileSync(join(repoRoot(), 'bench', 'results', '2026-11-22T08-13-43-886Z.json'), 'utf8'),
+  ) as ResultsFile;
+  return { ...real, records };
+}
+
+/** The goal row of the SQLite table whose label starts with `label`. */
+function goalRow(markdown: string, label: string): string[] {
+  const line = markdown.split('\n').find((text) => text.startsWith(`| ${label}`));
+  assert.ok(line !== undefined, `no row "${label}"`);
+  return line
+    .split('|')
+    .slice(1, -1)
+    .map((cell) => cell.trim());
+}
+
+function render(records: readonly RunRecord[]): string {
+  // A folder without bench/NOTES.md: only the generated part.
+  const root = mkdtempSync(join(tmpdir(), 'kma-report-'));
+  try {
+    return renderMarkdown(resultsWith(records), 'test.json', root);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+const run = (
+  scenario: RunRecord['scenario'],
+  contender: RunRecord['contender'],
+  repeat: number,
+  metrics: RunRecord['metrics'],
+): RunRecord => ({ backend: 'sqlite', scenario, contender, repeat, metrics });
+
+describe('bench report: goal table', () => {
+  it('decides on the ratio of the medians and shows the ratio of each repeat', () => {
+    const markdown = render([
+      run('get_by_id', 'framework', 0, { rps: 100 }),
+      run('get_by_id', 'framework', 1, { rps: 200 }),
+      run('get_by_id', 'handwritten', 0, { rps: 50 }),
+      run('get_by_id', 'handwritten', 1, { rps: 50 }),
+    ]);
+    const [, goal, measured, status, perRepeat] = goalRow(markdown, 'GET by id vs hand-written');
+    assert.equal(goal, '≥ 1.5×');
+    assert.equal(measured, '3.00×');
+    assert.equal(status, 'met');
+    assert.equal(perRepeat, '2.00×, 4.00×');
+  });
+
+  it('takes the paired auth cost when the results have it, else the two scenarios', () => {
+    const scenarios = [
+      run('get_by_id', 'framework', 0, { rps: 1000 }),
+      run('get_by_id', 'framework', 1, { rps: 1000 }),
+    ];
+    const separate = render([
+      ...scenarios,
+      run('auth_get', 'framework', 0, { rps: 700 }),
+      run('auth_get', 'framework', 1, { rps: 900 }),
+    ]);
+    assert.deepEqual(goalRow(separate, 'auth + policy cost').slice(2), [
+      '20.0 %',
+      '**missed**',
+      '30.0 %, 10.0 %',
+    ]);
+    assert.match(
+      separate,
+      /- Auth \+ policy cost: the authenticated GET scenario against the GET by id scenario/,
+    );
+    const paired = render([
+      ...scenarios,
+      run('auth_get', 'framework', 0, { rps: 700, paired_auth_cost: 0.04 }),
+      run('auth_get', 'framework', 1, { rps: 900, paired_auth_cost: 0.12 }),
+    ]);
+    const row = goalRow(paired, 'auth + policy cost');
+    assert.equal(row[0], 'auth + policy cost vs the same GET without auth (paired)');
+    assert.deepEqual(row.slice(2), ['8.0 %', 'met', '4.0 %, 12.0 %']);
+    assert.match(paired, /timed in four alternating slices/);
+  });
+});
