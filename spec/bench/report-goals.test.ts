@@ -1,19 +1,50 @@
 /** The goal table of docs/benchmarks.md: the figure of the medians decides, each repeat is shown beside it. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { renderMarkdown } from '../../bench/lib/report.js';
 import type { ResultsFile, RunRecord } from '../../bench/lib/results.js';
-import { repoRoot } from '../support/paths.js';
 
-/** A results file of the repository with its records replaced (the machine and options stay real). */
+/** A results file of a run on SQLite holding these records. */
 function resultsWith(records: readonly RunRecord[]): ResultsFile {
-  const real = JSON.parse(
-    readFileSync(join(repoRoot(), 'bench', 'results', '2026-11-22T08-13-43-886Z.json'), 'utf8'),
-  ) as ResultsFile;
-  return { ...real, records };
+  return {
+    format: 1,
+    startedAt: '2026-11-22T08:13:43.886Z',
+    finishedAt: '2026-11-22T09:14:23.329Z',
+    options: {
+      smoke: false,
+      backends: ['sqlite'],
+      scenarios: ['get_by_id', 'auth_get'],
+      contenders: ['framework', 'handwritten'],
+      durationSeconds: 5,
+      warmupSeconds: 2,
+      repeats: 2,
+      connections: 50,
+      idleConnections: 1000,
+      users: 1000,
+      postsPerUser: 10,
+      pageSizes: [1000],
+      sweepModels: [1],
+      soakSeconds: 300,
+      docs: false,
+      profileDir: undefined,
+    },
+    machine: {
+      cpu: 'test CPU',
+      cores: 2,
+      memoryGiB: 8,
+      kernel: 'test',
+      node: 'v24',
+      postgres: undefined,
+      packages: {},
+    },
+    pinning: 'none',
+    seed: { users: 1000, posts: 10000 },
+    labels: { sqlite: { framework: 'koa-model-api', handwritten: 'hand-written' }, postgres: {} },
+    records,
+  };
 }
 
 /** The goal row of the SQLite table whose label starts with `label`. */
