@@ -122,7 +122,10 @@ export const SHARED_SCENARIOS: readonly SharedScenario[] = [
       // the ratio follows the drift: the framework's secure process also serves the same reads
       // without a token under /open, and the two are timed here in alternating slices.
       const open: RequestShape = { method: 'GET', path: () => `/open/posts/${pick(owned)}` };
-      const slice = { connections: ctx.timing.connections, durationSeconds: ctx.timing.durationSeconds / 4 };
+      const slice = {
+        connections: ctx.timing.connections,
+        durationSeconds: ctx.timing.durationSeconds / PAIRED_SLICES,
+      };
       let openRequests = 0;
       let securedRequests = 0;
       // A failing slice (a 401 answers fast) would fake the figure: its answers count with the scenario's.
