@@ -176,11 +176,13 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     lookups: readonly RecordLookup[],
   ): Promise<(RawRecord | undefined)[]> {
     const plans = lookups.map((lookup) => this.#plan(lookup.model));
-    const joint =
-      lookups.length > 1 && lookups.length <= MAX_JOINT_LOOKUPS
-        ? await this.#jointLookup(session, plans)
-        : undefined;
-    if (joint !== undefined) {
+    let joint: JointLookup | null | undefined;
+    if (lookups.length > 1 && lookups.length <= MAX_JOINT_LOOKUPS) {
+      const level = this.#jointLevel(plans);
+      // Prepared once; every later call finds it without waiting.
+      joint = level.lookup !== undefined ? level.lookup : await this.#prepareJoint(level, session, plans);
+    }
+    if (joint != null) {
       try {
         const rows = await joint(
           session,
@@ -363,7 +365,6 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     return (session as unknown as SqlEntityManager).createQueryBuilder(plan.entity as AnyEntity, ROOT_ALIAS);
   }
 
-  /** A page of rows; the where covers the filters and, when paging by keyset, the position. */
   /** The SQL of a page; the where covers the filters and, when paging by keyset, the position. */
   async #selectStatement(session: EntityManager, plan: ModelPlan, query: ListQuery): Promise<ListStatement> {
     const builder = (q: ListQuery) =>
@@ -438,10 +439,8 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     return this.orm.em.getDriver().mapResult(row as AnyEntity, plan.meta) as Row;
   }
 
-  /** The joint lookup of these models, prepared on first use; undefined when there is none (for now). */
-  async #jointLookup(session: EntityManager, plans: readonly ModelPlan[]): Promise<JointLookup | undefined> {
-    if (this.#dialect !== 'sqlite' && this.#dialect !== 'postgresql') return undefined;
-    // Keyed by the plans themselves, first to last: no key to build per request.
+  /** The node of the joint lookups' tree for these models, first to last: no key to build per request. */
+  #jointLevel(plans: readonly ModelPlan[]): JointLevel {
     let level: JointLevel = this.#joints;
     for (const plan of plans) {
       let next = level.next.get(plan);
@@ -451,11 +450,23 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       }
       level = next;
     }
-    if (level.lookup !== undefined) return level.lookup ?? undefined;
+    return level;
+  }
+
+  /** Prepares the joint lookup of a tree node; null when these models cannot be read jointly (for now). */
+  async #prepareJoint(
+    level: JointLevel,
+    session: EntityManager,
+    plans: readonly ModelPlan[],
+  ): Promise<JointLookup | null> {
+    if (this.#dialect !== 'sqlite' && this.#dialect !== 'postgresql') {
+      level.lookup = null;
+      return null;
+    }
     const lookup = await prepareJointLookup(this.orm, plans, this.#statements, session);
     // null: the column names could not be read in this session (a transaction…); try again later.
     if (lookup !== null) level.lookup = lookup ?? null;
-    return lookup ?? undefined;
+    return lookup ?? null;
   }
 
   /** The row whose `field` equals `value`, through a lookup prepared once per field when possible. */

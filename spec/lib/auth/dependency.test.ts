@@ -80,6 +80,16 @@ for (const target of databaseTargets()) {
       assert.equal(lower.status, 200, 'the scheme name is case-insensitive (RFC 9110)');
     });
 
+    it('checks the shape of the header for a token it already knows', async () => {
+      assert.equal((await me(user.token)).status, 200, 'the token is remembered from now on');
+      const header = async (authorization: string) =>
+        (await call(fx.server, 'GET', `/users/${user.id}`, { headers: { authorization } })).status;
+      assert.equal(await header(`Bearer ${user.token} extra`), 401, 'a second word after the token');
+      assert.equal(await header(`Bearer  ${user.token}`), 401, 'two spaces after the scheme');
+      assert.equal(await header(`Bearer ${user.token}x`), 401, 'the token with a character more');
+      assert.equal(await header(`BEARER ${user.token}`), 200, 'another case of the scheme');
+    });
+
     it('refuses alg none', async () => {
       const token = `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: String(user.id), exp: 4_102_444_800, iss: 'koa-model-api', aud: 'koa-model-api' })}.`;
       expectInvalid(await me(token), 'alg none');
