@@ -31,6 +31,8 @@ export interface ContenderStats {
   readonly majorGcs: number;
   /** JS heap in use after the last full collection. */
   readonly liveHeap: number;
+  /** CPU time of the process since it started (user + system), in microseconds. */
+  readonly cpuMicros: number;
   readonly eld: LoopDelay;
 }
 
@@ -158,6 +160,7 @@ export class ContenderProcess {
       external: message.external,
       majorGcs: message.majorGcs,
       liveHeap: message.liveHeap,
+      cpuMicros: message.cpuMicros,
       eld: message.eld,
     };
   }

@@ -116,6 +116,35 @@ describe('bench report: goal table', () => {
     const row = goalRow(paired, 'auth + policy cost');
     assert.equal(row[0], 'auth + policy cost vs the same GET without auth (paired)');
     assert.deepEqual(row.slice(2), ['8.0 %', 'met', '4.0 %, 12.0 %']);
-    assert.match(paired, /timed in four alternating slices/);
+    assert.match(paired, /timed in four alternating rounds/);
+    assert.ok(!paired.includes('| … in '), 'no reference rows without their figures');
+  });
+
+  it('shows the pair in CPU time per request for reference, deciding nothing', () => {
+    const markdown = render([
+      run('get_by_id', 'framework', 0, { rps: 1000 }),
+      run('auth_get', 'framework', 0, {
+        rps: 700,
+        paired_auth_cost: 0.15,
+        paired_auth_cpu_cost: 0.12,
+      }),
+      run('auth_get', 'framework', 1, {
+        rps: 900,
+        paired_auth_cost: 0.19,
+        paired_auth_cpu_cost: 0.14,
+      }),
+    ]);
+    assert.deepEqual(goalRow(markdown, 'auth + policy cost').slice(2), [
+      '17.0 %',
+      '**missed**',
+      '15.0 %, 19.0 %',
+    ]);
+    assert.deepEqual(goalRow(markdown, "… in the server's CPU time").slice(1), [
+      'for reference',
+      '13.0 %',
+      '',
+      '12.0 %, 14.0 %',
+    ]);
+    assert.match(markdown, /CPU time per request \(`process.cpuUsage\(\)` over each slice/);
   });
 });

@@ -29,6 +29,8 @@ export type ContenderMessage =
       readonly majorGcs: number;
       /** JS heap in use just after the last full collection: the live heap, without the garbage heapUsed also counts. */
       readonly liveHeap: number;
+      /** CPU time of the whole process (user + system, every thread) since it started, in microseconds. */
+      readonly cpuMicros: number;
       readonly eld: LoopDelay;
     }
   | { readonly type: 'reset'; readonly seq: number };
@@ -60,6 +62,7 @@ export function startTelemetry(): { ready(): void } {
       return;
     }
     const memory = process.memoryUsage();
+    const cpu = process.cpuUsage();
     const ms = (ns: number): number => Math.round(ns / 1e4) / 100;
     send({
       type: 'stats',
@@ -69,6 +72,7 @@ export function startTelemetry(): { ready(): void } {
       external: memory.external,
       majorGcs,
       liveHeap,
+      cpuMicros: cpu.user + cpu.system,
       eld: {
         p50: ms(histogram.percentile(50)),
         p99: ms(histogram.percentile(99)),

@@ -13,7 +13,7 @@ const STORM_GET_RATE = 100;
 const STORM_GET_CONNECTIONS = 4;
 const STORM_LOGIN_CONNECTIONS = 16;
 const STORM_SETTLE_SECONDS = 2;
-// Alternating slices of the paired auth-cost measurement, each a quarter of the scenario's duration.
+// Rounds of the paired auth-cost measurement; each of a round's two slices is a quarter of the scenario's duration.
 const PAIRED_SLICES = 4;
 
 /** `POST /login` as a random seeded user. */
@@ -126,31 +126,46 @@ export const SHARED_SCENARIOS: readonly SharedScenario[] = [
         connections: ctx.timing.connections,
         durationSeconds: ctx.timing.durationSeconds / PAIRED_SLICES,
       };
-      let openRequests = 0;
-      let securedRequests = 0;
+      // Per kind of slice: the throughputs summed, and the requests and process CPU time summed.
+      const kinds = ['open', 'secured'] as const;
+      const sums = new Map(kinds.map((kind) => [kind, { rps: 0, requests: 0, cpuMicros: 0 }]));
       // A failing slice (a 401 answers fast) would fake the figure: its answers count with the scenario's.
       let non2xx = metrics.non2xx ?? 0;
       let errors = metrics.errors ?? 0;
       for (let i = 0; i < PAIRED_SLICES; i++) {
-        for (const [shape, isOpen] of [
-          [open, true],
-          [secured, false],
+        for (const [shape, kind] of [
+          [open, 'open'],
+          [secured, 'secured'],
         ] as const) {
+          const before = (await ctx.proc.stats()).cpuMicros;
           const result = await runLoad(ctx.proc.baseUrl, shape, slice);
-          if (isOpen) openRequests += result.rps;
-          else securedRequests += result.rps;
+          const sum = sums.get(kind) as { rps: number; requests: number; cpuMicros: number };
+          sum.cpuMicros += (await ctx.proc.stats()).cpuMicros - before;
+          sum.rps += result.rps;
+          sum.requests += result.requests;
           non2xx += result.non2xx;
           errors += result.errors + result.timeouts;
         }
       }
+      const rpsOf = (kind: (typeof kinds)[number]): number => (sums.get(kind)?.rps ?? 0) / PAIRED_SLICES;
+      const cpuOf = (kind: (typeof kinds)[number]): number => {
+        const sum = sums.get(kind);
+        return sum === undefined || sum.requests === 0 ? Number.NaN : sum.cpuMicros / sum.requests;
+      };
+      const costOf = (auth: number, open: number): number => (open > 0 ? 1 - auth / open : Number.NaN);
       return {
         ...metrics,
         non2xx,
         errors,
-        paired_open_rps: openRequests / PAIRED_SLICES,
-        paired_auth_rps: securedRequests / PAIRED_SLICES,
+        paired_open_rps: rpsOf('open'),
+        paired_auth_rps: rpsOf('secured'),
         // The share of the unauthenticated GET's throughput the token and the policy cost, this repeat.
-        paired_auth_cost: openRequests > 0 ? 1 - securedRequests / openRequests : Number.NaN,
+        paired_auth_cost: costOf(rpsOf('secured'), rpsOf('open')),
+        // The same in the process's CPU time per request, which a load generator near its own limit
+        // cannot blur: how much more each authenticated GET costs the server.
+        paired_open_cpu_us: cpuOf('open'),
+        paired_auth_cpu_us: cpuOf('secured'),
+        paired_auth_cpu_cost: cpuOf('secured') / cpuOf('open') - 1,
       };
     },
   },
