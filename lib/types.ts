@@ -266,9 +266,10 @@ export type AuthDependency = Middleware<AppState> & {
   readonly securityScheme?: string;
   /**
    * Optional: checks the request's credentials (throwing 401 like the middleware) without loading
-   * the user, so that a route can load the user in the statement that reads its record.
+   * the user, so that a route can load the user in the statement that reads its record. It may
+   * answer at once when nothing is pending (a remembered token) and throw its 401 synchronously.
    */
-  readonly identify?: (ctx: AppContext) => Promise<PendingUser>;
+  readonly identify?: (ctx: AppContext) => PendingUser | Promise<PendingUser>;
 };
 
 /** A caller whose credentials passed and whose user row is still to be read (see `AuthDependency.identify`). */

@@ -99,10 +99,8 @@ export function createAuthDependency(sources: DependencySources): AuthDependency
     return claims;
   }
 
-  /** The verified caller, the user still to be read. */
-  async function identify(ctx: AppContext): Promise<PendingUser> {
-    // Most requests carry a remembered token: no regular expression and no promise of its own.
-    const claims = remembered(ctx) ?? (await verify(ctx));
+  /** The caller of verified claims, the user still to be read. */
+  function pendingOf(ctx: AppContext, claims: AccessTokenClaims): PendingUser {
     const adapter = sources.adapterFor(ctx);
     const binding = sources.binding(adapter);
     const id = binding.coerceId(claims.sub);
@@ -112,6 +110,15 @@ export function createAuthDependency(sources: DependencySources): AuthDependency
       lookup: { model: sources.userModel, id },
       accept: (target, row) => accept(binding, target, row),
     };
+  }
+
+  /**
+   * The verified caller, the user still to be read: at once for a remembered token in the usual
+   * header form (most requests), with no regular expression and no promise; otherwise after `verify`.
+   */
+  function identify(ctx: AppContext): PendingUser | Promise<PendingUser> {
+    const claims = remembered(ctx);
+    return claims !== undefined ? pendingOf(ctx, claims) : verify(ctx).then((known) => pendingOf(ctx, known));
   }
 
   const dependency = async function authDependency(ctx: AppContext, next: Next): Promise<void> {

@@ -10,7 +10,16 @@ import { coerceId } from '../query/coerce.js';
 import { encodeCursor } from '../query/cursor.js';
 import { type ParsedListQuery, parseListQuery } from '../query/list-query.js';
 import { compileSerializer } from '../schema/serializer.js';
-import type { AppContext, CrudMethod, FilterCondition, PendingUser, RawRecord, RecordId } from '../types.js';
+import type {
+  AppContext,
+  CrudMethod,
+  FilterCondition,
+  PendingUser,
+  Policy,
+  PolicyInput,
+  RawRecord,
+  RecordId,
+} from '../types.js';
 import type { CrudPlan } from './crud-plan.js';
 
 const noop = async (): Promise<void> => {};
@@ -22,20 +31,46 @@ async function authenticate(plan: CrudPlan, ctx: AppContext): Promise<void> {
     await dependency(ctx, noop);
 }
 
-/** Enforces the method's policy: 401 without a user when one is needed, 403 when refused. */
-async function enforce(
+/**
+ * Enforces the method's policy: 401 without a user when one is needed, 403 when refused. Returns a
+ * promise only when something is pending (a policy's own authentication, an asynchronous `allows`),
+ * so that the usual synchronous policy costs the request no promise.
+ */
+function enforce(
   plan: CrudPlan,
   ctx: AppContext,
   method: CrudMethod,
   record?: RawRecord,
-): Promise<void> {
+): undefined | Promise<void> {
   const policy = plan.options.policies[method];
-  if (policy === undefined) return;
-  if (ctx.state.user === undefined && policy.authenticate !== undefined) await policy.authenticate(ctx, noop);
+  if (policy === undefined) return undefined;
+  if (ctx.state.user === undefined && policy.authenticate !== undefined) {
+    return Promise.resolve(policy.authenticate(ctx, noop)).then(() =>
+      decide(plan, ctx, policy, method, record),
+    );
+  }
+  return decide(plan, ctx, policy, method, record);
+}
+
+function decide(
+  plan: CrudPlan,
+  ctx: AppContext,
+  policy: Policy,
+  method: CrudMethod,
+  record: RawRecord | undefined,
+): undefined | Promise<void> {
   const user = ctx.state.user;
   if (policy.requiresUser && user === undefined) throw ApiError.unauthorized();
-  const input = { user, method, model: plan.model, ...(record === undefined ? {} : { record }) };
-  if (!(await policy.allows(input))) throw ApiError.forbidden();
+  const input: PolicyInput =
+    record === undefined ? { user, method, model: plan.model } : { user, method, model: plan.model, record };
+  const allowed = policy.allows(input);
+  if (typeof allowed === 'boolean') {
+    if (!allowed) throw ApiError.forbidden();
+    return undefined;
+  }
+  return Promise.resolve(allowed).then((yes) => {
+    if (!yes) throw ApiError.forbidden();
+  });
 }
 
 function parseId(plan: CrudPlan, raw: string | undefined): RecordId | undefined {
@@ -62,15 +97,15 @@ async function load(plan: CrudPlan, ctx: AppContext, id: RecordId): Promise<RawR
 
 /**
  * The caller of a secured router whose dependency can identify it without reading the user yet;
- * a dependency that cannot is run as `authenticate` runs it.
+ * a dependency that cannot is run as `authenticate` runs it. No promise when nothing is pending.
  */
-async function pendingCaller(plan: CrudPlan, ctx: AppContext): Promise<PendingUser | undefined> {
+function pendingCaller(
+  plan: CrudPlan,
+  ctx: AppContext,
+): PendingUser | undefined | Promise<PendingUser | undefined> {
   const dependency = plan.options.authDependency;
   if (!plan.options.secure || dependency === undefined || ctx.state.user !== undefined) return undefined;
-  if (dependency.identify === undefined) {
-    await dependency(ctx, noop);
-    return undefined;
-  }
+  if (dependency.identify === undefined) return Promise.resolve(dependency(ctx, noop)).then(() => undefined);
   return dependency.identify(ctx);
 }
 
@@ -84,7 +119,8 @@ async function authenticatedRecord(
   ctx: AppContext,
   raw: string | undefined,
 ): Promise<{ id: RecordId; row: RawRecord }> {
-  const pending = await pendingCaller(plan, ctx);
+  const caller = pendingCaller(plan, ctx);
+  const pending = caller instanceof Promise ? await caller : caller;
   if (pending === undefined) {
     const id = idOf(plan, raw);
     return { id, row: await load(plan, ctx, id) };
@@ -193,7 +229,8 @@ async function read(
   params: Readonly<Record<string, string>>,
 ): Promise<void> {
   const { row } = await authenticatedRecord(plan, ctx, params.id);
-  if (plan.options.policies.GET !== undefined) await enforce(plan, ctx, 'GET', row);
+  const pending = enforce(plan, ctx, 'GET', row);
+  if (pending !== undefined) await pending;
   send(ctx, 200, plan.serialize(row));
 }
 

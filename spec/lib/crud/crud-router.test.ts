@@ -11,7 +11,7 @@ import { Application } from '../../../lib/application.js';
 import { CrudRouter } from '../../../lib/crud/crud-router.js';
 import { ApiError, ConfigurationError } from '../../../lib/errors.js';
 import { problemMiddleware } from '../../../lib/http/problem-middleware.js';
-import { useAdapter } from '../../../lib/http/session.js';
+import { sessionOf, useAdapter } from '../../../lib/http/session.js';
 import { FrameworkModel } from '../../../lib/model/framework-model.js';
 import type { AppContext, AuthDependency, Policy } from '../../../lib/types.js';
 import { serve, type TestServer } from '../../support/http.js';
@@ -228,5 +228,119 @@ describe('CrudRouter in a plain Koa app', () => {
     assert.equal(created.status, 201);
     assert.equal(created.headers.get('location'), '/api/v1/memos/1');
     assert.equal((await server.request('/memos')).status, 404);
+  });
+});
+
+/** A policy whose answer comes later: `X-Allow: yes` allows, anything else refuses. */
+const asyncPolicy: Policy = {
+  name: 'test_async',
+  requiresUser: false,
+  description: 'Asks elsewhere (test).',
+  allows: async ({ user }) => {
+    await new Promise((resolve) => setImmediate(resolve));
+    return user !== undefined && user.id === 1;
+  },
+};
+
+/** A policy that answers with an error of its own. */
+const frozen: Policy = {
+  name: 'test_frozen',
+  requiresUser: false,
+  description: 'Always refuses in its own words (test).',
+  allows: () => {
+    throw new ApiError('conflict', 'Notes are frozen.');
+  },
+};
+
+/**
+ * Test authentication with `identify`, answering at once (`Test-Sync`) or later (`Test-Async`):
+ * `Authorization: Test-Sync <member id>`.
+ */
+function identifyingAuth(adapter: MemoryAdapter): AuthDependency {
+  const identify = (ctx: AppContext) => {
+    const match = /^Test-(Sync|Async) (\d+)$/.exec(ctx.get('authorization'));
+    if (match === null) throw ApiError.unauthorized();
+    const pending = {
+      adapter,
+      lookup: { model: Member, id: Number(match[2]) },
+      accept(target: AppContext, row: Readonly<Record<string, unknown>> | undefined) {
+        if (row === undefined) throw ApiError.unauthorized('No such member.', 'invalid_token');
+        target.state.user = { id: row.id as number, isAdmin: false };
+      },
+    };
+    return match[1] === 'Sync' ? pending : Promise.resolve(pending);
+  };
+  return Object.assign(
+    async (ctx: AppContext, next: () => Promise<unknown>) => {
+      const { lookup, accept } = await identify(ctx);
+      accept(ctx, await adapter.get(sessionOf(ctx, adapter) as never, lookup.model, lookup.id));
+      await next();
+    },
+    { userModel: Member, securityScheme: 'test', identify },
+  );
+}
+
+describe('CrudRouter with asynchronous policies and identifying dependencies', () => {
+  let server: TestServer;
+  before(async () => {
+    const adapter = makeAdapter();
+    const app = new Application({ title: 'async', adapter, logger: silent });
+    new CrudRouter({ model: Member }).register_routes(app);
+    new CrudRouter({
+      model: Note,
+      secure: true,
+      auth_dependency: identifyingAuth(adapter),
+      policy: { GET: asyncPolicy, PUT: frozen },
+    }).register_routes(app);
+    server = await serve(app.callback());
+    for (const name of ['ann', 'bob']) {
+      assert.equal((await server.request('/members', { method: 'POST', json: { name } })).status, 201);
+    }
+    const note = await server.request('/notes', {
+      method: 'POST',
+      headers: { authorization: 'Test-Sync 1' },
+      json: { text: 'a' },
+    });
+    assert.equal(note.status, 201);
+  });
+  after(() => server.close());
+
+  for (const mode of ['Sync', 'Async']) {
+    it(`reads the caller an identify answering ${mode === 'Sync' ? 'at once' : 'later'} names, and the policy's later answer decides`, async () => {
+      const allowed = await server.request('/notes/1', { headers: { authorization: `Test-${mode} 1` } });
+      assert.equal(allowed.status, 200);
+      assert.deepEqual(await allowed.json(), { id: 1, text: 'a', owner: 1 });
+      const refused = await server.request('/notes/1', { headers: { authorization: `Test-${mode} 2` } });
+      assert.equal(refused.status, 403);
+    });
+
+    it(`keeps 401 before 404 with an identify answering ${mode === 'Sync' ? 'at once' : 'later'}`, async () => {
+      const unknownCaller = await server.request('/notes/999', {
+        headers: { authorization: `Test-${mode} 9` },
+      });
+      assert.equal(unknownCaller.status, 401);
+      assert.equal(((await unknownCaller.json()) as { code: string }).code, 'invalid_token');
+      const missing = await server.request('/notes/999', { headers: { authorization: `Test-${mode} 1` } });
+      assert.equal(missing.status, 404);
+    });
+  }
+
+  it('answers 401 when identify refuses synchronously', async () => {
+    const response = await server.request('/notes/1', { headers: { authorization: 'Nonsense' } });
+    assert.equal(response.status, 401);
+    assert.equal(response.headers.get('www-authenticate'), 'Bearer');
+  });
+
+  it("answers a policy's own error as it was thrown", async () => {
+    const response = await server.request('/notes/1', {
+      method: 'PUT',
+      headers: { authorization: 'Test-Sync 1' },
+      json: { text: 'b' },
+    });
+    assert.equal(response.status, 409);
+    assert.deepEqual(
+      (({ code, detail }) => ({ code, detail }))((await response.json()) as { code: string; detail: string }),
+      { code: 'conflict', detail: 'Notes are frozen.' },
+    );
   });
 });
