@@ -3,6 +3,7 @@
  * the id, then the stored record, then the policy, then the body — so that a caller who may not
  * act learns nothing from validation messages.
  */
+import type { Middleware } from 'koa';
 import { ApiError } from '../errors.js';
 import type { RouteSpec } from '../http/route-group.js';
 import { sessionOf } from '../http/session.js';
@@ -12,6 +13,8 @@ import { type ParsedListQuery, parseListQuery } from '../query/list-query.js';
 import { compileSerializer } from '../schema/serializer.js';
 import type {
   AppContext,
+  AppState,
+  AuthDependency,
   CrudMethod,
   FilterCondition,
   PendingUser,
@@ -95,18 +98,31 @@ async function load(plan: CrudPlan, ctx: AppContext, id: RecordId): Promise<RawR
   return row;
 }
 
+/** Whether an answer is still pending: a promise, or any other thenable a custom dependency returns. */
+function isPending<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
+}
+
 /**
- * The caller of a secured router whose dependency can identify it without reading the user yet;
- * a dependency that cannot is run as `authenticate` runs it. No promise when nothing is pending.
+ * The caller of a route that authenticates: by the secured router's dependency, else by the
+ * method policy's own `authenticate` (so that on an unsecured router too an anonymous caller gets
+ * its 401 before learning whether a record exists). A dependency that can identify the caller
+ * without reading the user yet leaves the user pending; one that cannot is run here. Nothing to
+ * await when nothing is pending.
  */
 function pendingCaller(
   plan: CrudPlan,
   ctx: AppContext,
-): PendingUser | undefined | Promise<PendingUser | undefined> {
-  const dependency = plan.options.authDependency;
-  if (!plan.options.secure || dependency === undefined || ctx.state.user !== undefined) return undefined;
-  if (dependency.identify === undefined) return Promise.resolve(dependency(ctx, noop)).then(() => undefined);
-  return dependency.identify(ctx);
+  method: CrudMethod,
+): PendingUser | undefined | PromiseLike<PendingUser | undefined> {
+  if (ctx.state.user !== undefined) return undefined;
+  const { secure, authDependency } = plan.options;
+  const dependency: AuthDependency | Middleware<AppState> | undefined =
+    secure && authDependency !== undefined ? authDependency : plan.options.policies[method]?.authenticate;
+  if (dependency === undefined) return undefined;
+  const identify = (dependency as AuthDependency).identify;
+  if (identify === undefined) return Promise.resolve(dependency(ctx, noop)).then(() => undefined);
+  return identify(ctx);
 }
 
 /**
@@ -117,10 +133,11 @@ function pendingCaller(
 async function authenticatedRecord(
   plan: CrudPlan,
   ctx: AppContext,
+  method: CrudMethod,
   raw: string | undefined,
 ): Promise<{ id: RecordId; row: RawRecord }> {
-  const caller = pendingCaller(plan, ctx);
-  const pending = caller instanceof Promise ? await caller : caller;
+  const caller = pendingCaller(plan, ctx, method);
+  const pending = isPending(caller) ? await caller : caller;
   if (pending === undefined) {
     const id = idOf(plan, raw);
     return { id, row: await load(plan, ctx, id) };
@@ -228,7 +245,7 @@ async function read(
   ctx: AppContext,
   params: Readonly<Record<string, string>>,
 ): Promise<void> {
-  const { row } = await authenticatedRecord(plan, ctx, params.id);
+  const { row } = await authenticatedRecord(plan, ctx, 'GET', params.id);
   const pending = enforce(plan, ctx, 'GET', row);
   if (pending !== undefined) await pending;
   send(ctx, 200, plan.serialize(row));
@@ -240,7 +257,7 @@ async function update(
   params: Readonly<Record<string, string>>,
   method: 'PUT' | 'PATCH',
 ): Promise<void> {
-  const { id, row: current } = await authenticatedRecord(plan, ctx, params.id);
+  const { id, row: current } = await authenticatedRecord(plan, ctx, method, params.id);
   await enforce(plan, ctx, method, current);
   const data = await writeData(plan, ctx, 'update');
   const row =
@@ -261,7 +278,7 @@ async function remove(
     await authenticate(plan, ctx);
     id = idOf(plan, params.id);
   } else {
-    const loaded = await authenticatedRecord(plan, ctx, params.id);
+    const loaded = await authenticatedRecord(plan, ctx, 'DELETE', params.id);
     id = loaded.id;
     await enforce(plan, ctx, 'DELETE', loaded.row);
   }

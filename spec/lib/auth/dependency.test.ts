@@ -82,12 +82,19 @@ for (const target of databaseTargets()) {
 
     it('checks the shape of the header for a token it already knows', async () => {
       assert.equal((await me(user.token)).status, 200, 'the token is remembered from now on');
-      const header = async (authorization: string) =>
-        (await call(fx.server, 'GET', `/users/${user.id}`, { headers: { authorization } })).status;
-      assert.equal(await header(`Bearer ${user.token} extra`), 401, 'a second word after the token');
-      assert.equal(await header(`Bearer  ${user.token}`), 401, 'two spaces after the scheme');
-      assert.equal(await header(`Bearer ${user.token}x`), 401, 'the token with a character more');
-      assert.equal(await header(`BEARER ${user.token}`), 200, 'another case of the scheme');
+      const header = async (authorization: string) => {
+        const response = await call(fx.server, 'GET', `/users/${user.id}`, { headers: { authorization } });
+        return [response.status, response.body.code, response.body.detail];
+      };
+      const shape = [401, 'invalid_token', 'The Authorization header must be "Bearer <token>".'];
+      assert.deepEqual(await header(`Bearer ${user.token} extra`), shape, 'a second word after the token');
+      assert.deepEqual(await header(`Bearer  ${user.token}`), shape, 'two spaces after the scheme');
+      assert.deepEqual(
+        await header(`Bearer ${user.token}x`),
+        [401, 'invalid_token', 'The token is invalid.'],
+        'the token with a character more',
+      );
+      assert.equal((await header(`BEARER ${user.token}`))[0], 200, 'another case of the scheme');
     });
 
     it('refuses alg none', async () => {

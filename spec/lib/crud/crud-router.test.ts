@@ -89,7 +89,10 @@ describe('CrudRouter security hooks', () => {
       auth_dependency: testAuth,
       policy: { GET: ownerOrAdmin, PUT: ownerOrAdmin, DELETE: adminOnly },
     }).register_routes(app);
-    new CrudRouter({ model: Memo, policy: { POST: adminOnly } }).register_routes(app);
+    new CrudRouter({
+      model: Memo,
+      policy: { POST: adminOnly, PUT: adminOnly, DELETE: adminOnly },
+    }).register_routes(app);
     server = await serve(app.callback());
     for (const name of ['ann', 'bob']) {
       assert.equal((await server.request('/members', { method: 'POST', json: { name } })).status, 201);
@@ -166,6 +169,19 @@ describe('CrudRouter security hooks', () => {
     assert.equal((await server.request('/memos')).status, 200);
   });
 
+  it('answers an anonymous caller 401 before telling whether a record exists, when a policy authenticates on an unsecured router', async () => {
+    for (const method of ['PUT', 'PATCH', 'DELETE']) {
+      for (const path of ['/memos/1', '/memos/999', '/memos/x']) {
+        const response = await server.request(path, { method, json: { text: 'y' } });
+        assert.equal(response.status, 401, `${method} ${path}`);
+      }
+    }
+    assert.equal(
+      (await server.request('/memos/999', { method: 'DELETE', headers: as(1, true) })).status,
+      404,
+    );
+  });
+
   it('answers 404 before 403 only for records that do not exist', async () => {
     assert.equal((await server.request('/notes/99', { method: 'DELETE', headers: as(1) })).status, 404);
     assert.equal((await server.request('/notes/1', { method: 'DELETE', headers: as(1) })).status, 403);
@@ -231,7 +247,7 @@ describe('CrudRouter in a plain Koa app', () => {
   });
 });
 
-/** A policy whose answer comes later: `X-Allow: yes` allows, anything else refuses. */
+/** A policy whose answer comes later: member 1 may, anyone else may not. */
 const asyncPolicy: Policy = {
   name: 'test_async',
   requiresUser: false,
@@ -314,14 +330,17 @@ describe('CrudRouter with asynchronous policies and identifying dependencies', (
       assert.equal(refused.status, 403);
     });
 
-    it(`keeps 401 before 404 with an identify answering ${mode === 'Sync' ? 'at once' : 'later'}`, async () => {
+    it(`keeps 401, then 404, then 403 with an identify answering ${mode === 'Sync' ? 'at once' : 'later'}`, async () => {
       const unknownCaller = await server.request('/notes/999', {
         headers: { authorization: `Test-${mode} 9` },
       });
       assert.equal(unknownCaller.status, 401);
       assert.equal(((await unknownCaller.json()) as { code: string }).code, 'invalid_token');
-      const missing = await server.request('/notes/999', { headers: { authorization: `Test-${mode} 1` } });
+      // Member 2 may not read note 1 (403), but a note that does not exist is 404 first.
+      const missing = await server.request('/notes/999', { headers: { authorization: `Test-${mode} 2` } });
       assert.equal(missing.status, 404);
+      const malformed = await server.request('/notes/x', { headers: { authorization: `Test-${mode} 2` } });
+      assert.equal(malformed.status, 404);
     });
   }
 
@@ -331,11 +350,11 @@ describe('CrudRouter with asynchronous policies and identifying dependencies', (
     assert.equal(response.headers.get('www-authenticate'), 'Bearer');
   });
 
-  it("answers a policy's own error as it was thrown", async () => {
+  it("answers a policy's own error as it was thrown, before looking at the body", async () => {
     const response = await server.request('/notes/1', {
       method: 'PUT',
       headers: { authorization: 'Test-Sync 1' },
-      json: { text: 'b' },
+      json: { text: 42, unknown: true },
     });
     assert.equal(response.status, 409);
     assert.deepEqual(
