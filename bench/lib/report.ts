@@ -210,10 +210,17 @@ function goalRows(get: MetricsOf, backend: Backend): GoalRow[] {
       '%',
     ),
   );
-  // For reference: the same pairs in the process's CPU time per request (results files since session 5).
-  const cpu = f('auth_get')?.paired_auth_cpu_cost;
-  if (cpu !== undefined)
-    lines.push(row("… in the server's CPU time per request", 'for reference', cpu, undefined, '%'));
+  // For reference (no status): the same pair in the contender's CPU time per request. Always a row, so
+  // that the rows of every repeat line up with the medians'; the table leaves it out when unmeasured.
+  lines.push(
+    row(
+      "… the authenticated GET's extra CPU time per request (the contender's process, paired)",
+      'for reference',
+      f('auth_get')?.paired_auth_cpu_cost,
+      undefined,
+      '%',
+    ),
+  );
   lines.push(
     row(
       'login vs hand-written',
@@ -292,21 +299,26 @@ function goalsTable(v: View): string[] {
       v.backend,
     ),
   );
+  // A figure a results file holds as null (NaN or Infinity when it was written) is shown as missing.
   const shown = (value: number | undefined, unit: '×' | '%'): string =>
-    value === undefined ? '–' : unit === '×' ? times(value) : `${(value * 100).toFixed(1)} %`;
-  return [
-    '| scenario | goal | measured | status | per repeat |',
-    '|---|---|---:|---|---|',
-    ...rows.map(
-      (row, i) =>
-        `| ${row.what} | ${row.goal} | ${shown(row.value, row.unit)} | ${status(row)} | ${perRepeat.map((rowsOf) => shown(rowsOf[i]?.value, row.unit)).join(', ')} |`,
-    ),
-  ];
+    !Number.isFinite(value)
+      ? '–'
+      : unit === '×'
+        ? times(value as number)
+        : `${((value as number) * 100).toFixed(1)} %`;
+  const lines: string[] = [];
+  rows.forEach((row, i) => {
+    if (row.ok === undefined && !Number.isFinite(row.value)) return;
+    lines.push(
+      `| ${row.what} | ${row.goal} | ${shown(row.value, row.unit)} | ${status(row)} | ${perRepeat.map((rowsOf) => shown(rowsOf[i]?.value, row.unit)).join(', ')} |`,
+    );
+  });
+  return ['| scenario | goal | measured | status | per repeat |', '|---|---|---:|---|---|', ...lines];
 }
 
 /** A goal row's status column. */
 function status(row: GoalRow): string {
-  if (row.value === undefined) return 'not measured';
+  if (row.value === undefined || !Number.isFinite(row.value)) return 'not measured';
   if (row.ok === undefined) return '';
   return row.ok(row.value) ? 'met' : '**missed**';
 }
