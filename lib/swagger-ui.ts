@@ -4,8 +4,8 @@
  * origin: no CDN, no web fonts, no validator badge.
  */
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import type { Context, Middleware } from 'koa';
-import { koaSwagger } from 'koa2-swagger-ui';
 import { ApiError, ConfigurationError } from './errors.js';
 import { type LoadedAsset, SwaggerAssets } from './openapi/swagger-assets.js';
 
@@ -73,6 +73,15 @@ function renderTemplate(render: Middleware): string {
   if (typeof target.body !== 'string')
     throw new ConfigurationError('koa2-swagger-ui did not render its page.');
   return target.body;
+}
+
+/**
+ * koa2-swagger-ui, loaded when a docs page is first built: an application without `/docs` does not
+ * load it and its template engine (about 2.3 MiB of RSS).
+ */
+function koaSwagger(...args: Parameters<typeof import('koa2-swagger-ui').koaSwagger>) {
+  const loaded = createRequire(import.meta.url)('koa2-swagger-ui') as typeof import('koa2-swagger-ui');
+  return loaded.koaSwagger(...args);
 }
 
 /** The docs page and the Content-Security-Policy that allows exactly its inline script. */

@@ -4,9 +4,9 @@
  * hash was made with other parameters than it now uses, so logins can upgrade old hashes. Their
  * hashes and verifications run on the lowered-priority hashing threads (hashing-threads.ts).
  */
-import * as argon2 from '@node-rs/argon2';
 import * as bcrypt from '@node-rs/bcrypt';
 import { ConfigurationError } from '../errors.js';
+import { argon2Module } from './argon2-module.js';
 import { ARGON2ID } from './hashing-job.js';
 import { type HashingThreads, sharedHashingThreads } from './hashing-threads.js';
 
@@ -138,7 +138,7 @@ export class Argon2idHasher implements PasswordHasher {
 
   isOutdated(stored: string): boolean {
     try {
-      const parsed = argon2.parseOptions(stored);
+      const parsed = argon2Module().parseOptions(stored);
       return (
         parsed.algorithm !== ARGON2ID ||
         parsed.memoryCost !== this.memoryCost ||

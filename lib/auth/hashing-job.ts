@@ -1,6 +1,7 @@
 /** The work a hashing thread does: one bcrypt or argon2id hash or verification, described as data. */
-import * as argon2 from '@node-rs/argon2';
+import type { Algorithm } from '@node-rs/argon2';
 import * as bcrypt from '@node-rs/bcrypt';
+import { argon2Module } from './argon2-module.js';
 
 /** One password hash or verification, as it is posted to a hashing thread. */
 export type HashingJob =
@@ -16,7 +17,7 @@ export type HashingJob =
   | { readonly op: 'argon2id.verify'; readonly password: string; readonly stored: string };
 
 /** argon2id's number in `@node-rs/argon2` (a const enum in its typings, which verbatimModuleSyntax cannot inline). */
-export const ARGON2ID = 2 as argon2.Algorithm;
+export const ARGON2ID = 2 as Algorithm;
 
 /** Runs a job on the calling thread; a verification of a malformed hash is false, not an error. */
 export function runHashingJob(job: HashingJob): string | boolean {
@@ -30,7 +31,7 @@ export function runHashingJob(job: HashingJob): string | boolean {
         return false;
       }
     case 'argon2id.hash':
-      return argon2.hashSync(job.password, {
+      return argon2Module().hashSync(job.password, {
         algorithm: ARGON2ID,
         memoryCost: job.memoryCost,
         timeCost: job.timeCost,
@@ -38,7 +39,7 @@ export function runHashingJob(job: HashingJob): string | boolean {
       });
     case 'argon2id.verify':
       try {
-        return argon2.verifySync(job.stored, job.password);
+        return argon2Module().verifySync(job.stored, job.password);
       } catch {
         return false;
       }
@@ -53,13 +54,15 @@ export async function runHashingJobOnPool(job: HashingJob): Promise<string | boo
     case 'bcrypt.verify':
       return bcrypt.verify(job.password, job.stored).catch(() => false);
     case 'argon2id.hash':
-      return argon2.hash(job.password, {
+      return argon2Module().hash(job.password, {
         algorithm: ARGON2ID,
         memoryCost: job.memoryCost,
         timeCost: job.timeCost,
         parallelism: job.parallelism,
       });
     case 'argon2id.verify':
-      return argon2.verify(job.stored, job.password).catch(() => false);
+      return argon2Module()
+        .verify(job.stored, job.password)
+        .catch(() => false);
   }
 }
