@@ -22,7 +22,9 @@ export type FieldType =
   | 'datetime'
   | 'time'
   | 'json'
-  | 'enum';
+  | 'enum'
+  | 'object'
+  | 'array';
 
 /** A many-to-one relation, exposed in JSON as the referenced record's primary key. */
 export interface RelationDescription {
@@ -38,7 +40,11 @@ export interface RelationDescription {
 
 /** One field (column) of a model, as the core sees it. The JSON key is `name`. */
 export interface FieldDescription {
-  /** Property name of the field; also its JSON key and query parameter name. */
+  /**
+   * The field's JSON key, also its name in query parameters and OpenAPI. An adapter whose ORM
+   * renames properties in JSON (MikroORM's `serializedName`) gives the JSON name here and
+   * translates it back itself: the core sees JSON names only.
+   */
   readonly name: string;
   /** For a relation: the type of the referenced primary key. */
   readonly type: FieldType;
@@ -66,6 +72,22 @@ export interface FieldDescription {
   readonly enumValues?: readonly (string | number)[];
   /** Set when the field is a many-to-one relation; its JSON value is the target's key. */
   readonly relation?: RelationDescription;
+  /**
+   * For an `object` field (an embedded value): its own fields, by JSON name. Filters may name
+   * them by dotted path (`filter[address.city]=Oslo`); the whole object is written at once.
+   */
+  readonly fields?: readonly FieldDescription[];
+  /** For an `array` field: the kind of its items (`string`, `integer` or `number`). */
+  readonly itemType?: 'string' | 'integer' | 'number';
+  /**
+   * The ORM computes the value (a formula, a getter, an inheritance discriminator): it appears in
+   * responses (`readOnly` in OpenAPI) and never in request bodies. Implies `writable: false`.
+   */
+  readonly computed?: boolean;
+  /** Left out of responses unless a list request names it in `fields=` (MikroORM's `lazy`). */
+  readonly lazy?: boolean;
+  /** Whether filters and sort may name it; defaults to true (false for getters, arrays and objects). */
+  readonly queryable?: boolean;
 }
 
 /** The frozen description of one model: everything downstream is derived from it. */
@@ -107,7 +129,7 @@ export type FilterOperator =
 
 /** One condition of a list query; `value` is already coerced to the field's type. */
 export interface FilterCondition {
-  /** Name of the field the condition tests. */
+  /** Name of the field the condition tests; a dotted path (`address.city`) into an `object` field. */
   readonly field: string;
   /** The comparison to apply. */
   readonly op: FilterOperator;
@@ -140,6 +162,11 @@ export interface ListQuery {
    * null). Only rows strictly after it in the sort order are returned; `offset` is then 0.
    */
   readonly after?: readonly unknown[];
+  /**
+   * The response's field selection (`fields=`), when the request made one. An adapter must load a
+   * lazy field when it is named here, and may load only these fields (plus the primary key).
+   */
+  readonly fields?: readonly string[];
 }
 
 /** What an adapter returns for a list query. */
@@ -148,12 +175,6 @@ export interface ListResult {
   readonly rows: readonly RawRecord[];
   /** Present when `withTotal` was asked. */
   readonly total?: number;
-}
-
-/** One row to read by primary key: its model and its key. */
-export interface RecordLookup {
-  readonly model: ModelClass;
-  readonly id: RecordId;
 }
 
 /**
@@ -174,13 +195,6 @@ export interface OrmAdapter<Session = unknown> {
   list(session: Session, model: ModelClass, query: ListQuery): Promise<ListResult>;
   /** The row with that primary key, or `undefined`. */
   get(session: Session, model: ModelClass, id: RecordId): Promise<RawRecord | undefined>;
-  /**
-   * Optional: the rows with these primary keys, each of its own model, in order (`undefined` where
-   * there is none), read together where the database allows it — one statement, one snapshot, one
-   * round trip. The routes use it to load the caller's user with the record. Without it the core
-   * calls `get` for each.
-   */
-  getEach?(session: Session, lookups: readonly RecordLookup[]): Promise<(RawRecord | undefined)[]>;
   /** The first row whose `field` equals `value` (used by the auth plugin), or `undefined`. */
   findBy(session: Session, model: ModelClass, field: string, value: unknown): Promise<RawRecord | undefined>;
   /** Insert a row from validated data; returns the stored row (with generated values). */
@@ -264,20 +278,5 @@ export type AuthDependency = Middleware<AppState> & {
   readonly userModel?: ModelClass;
   /** The OpenAPI security scheme name this dependency documents. */
   readonly securityScheme?: string;
-  /**
-   * Optional: checks the request's credentials (throwing 401 like the middleware) without loading
-   * the user, so that a route can load the user in the statement that reads its record. It may
-   * answer at once when nothing is pending (a remembered token) and throw its 401 synchronously.
-   */
-  readonly identify?: (ctx: AppContext) => PendingUser | Promise<PendingUser>;
 };
 
-/** A caller whose credentials passed and whose user row is still to be read (see `AuthDependency.identify`). */
-export interface PendingUser {
-  /** The adapter the user is read with. */
-  readonly adapter: OrmAdapter;
-  /** The user to read. */
-  readonly lookup: RecordLookup;
-  /** Sets `ctx.state.user` from the row read; 401 when there was none (the user was deleted). */
-  accept(ctx: AppContext, row: RawRecord | undefined): void;
-}
