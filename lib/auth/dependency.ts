@@ -4,15 +4,14 @@
  * then loads the user by `sub` on every request so that deletion, promotion and demotion take
  * effect at once. A token that passed verification is remembered by its text (verified-tokens.ts);
  * its `exp` and `nbf` are still checked on every request. Failures are 401 problem details with
- * `WWW-Authenticate: Bearer`. Its `identify` step stops short of reading the user, so that a secured
- * route can read the user together with its record (`getEach`, crud-handlers.ts).
+ * `WWW-Authenticate: Bearer`.
  */
 
 import type { Next } from 'koa';
 import koaJwt from 'koa-jwt';
 import { ApiError } from '../errors.js';
 import { sessionOf } from '../http/session.js';
-import type { AppContext, AuthDependency, ModelClass, OrmAdapter, PendingUser, RawRecord } from '../types.js';
+import type { AppContext, AuthDependency, ModelClass, OrmAdapter } from '../types.js';
 import { type AccessTokenClaims, requireClaims, type TokenService } from './tokens.js';
 import type { UserBinding } from './user-binding.js';
 import { VerifiedTokens } from './verified-tokens.js';
@@ -99,43 +98,22 @@ export function createAuthDependency(sources: DependencySources): AuthDependency
     return claims;
   }
 
-  /** The caller of verified claims, the user still to be read. */
-  function pendingOf(ctx: AppContext, claims: AccessTokenClaims): PendingUser {
+  const dependency = async function authDependency(ctx: AppContext, next: Next): Promise<void> {
+    // A remembered token in the usual header form (most requests) needs neither the shape check's
+    // regular expression nor a wait for `verify`.
+    const claims = remembered(ctx) ?? (await verify(ctx));
     const adapter = sources.adapterFor(ctx);
     const binding = sources.binding(adapter);
     const id = binding.coerceId(claims.sub);
     if (id === undefined) throw ApiError.unauthorized('The token is invalid.', 'invalid_token');
-    return {
-      adapter,
-      lookup: { model: sources.userModel, id },
-      accept: (target, row) => accept(binding, target, row),
-    };
-  }
-
-  /**
-   * The verified caller, the user still to be read: at once for a remembered token in the usual
-   * header form (most requests), with no regular expression and no promise; otherwise after `verify`.
-   */
-  function identify(ctx: AppContext): PendingUser | Promise<PendingUser> {
-    const claims = remembered(ctx);
-    return claims !== undefined ? pendingOf(ctx, claims) : verify(ctx).then((known) => pendingOf(ctx, known));
-  }
-
-  const dependency = async function authDependency(ctx: AppContext, next: Next): Promise<void> {
-    const pending = await identify(ctx);
-    const { adapter, lookup } = pending;
-    pending.accept(ctx, await adapter.get(sessionOf(ctx, adapter), lookup.model, lookup.id));
+    const row = await adapter.get(sessionOf(ctx, adapter), sources.userModel, id);
+    if (row === undefined)
+      throw ApiError.unauthorized('The user of this token no longer exists.', 'invalid_token');
+    ctx.state.user = binding.requestUser(row);
     await next();
   };
   return Object.assign(dependency, {
     userModel: sources.userModel,
     securityScheme: SECURITY_SCHEME_NAME,
-    identify,
   }) as AuthDependency;
-}
-
-function accept(binding: UserBinding, ctx: AppContext, row: RawRecord | undefined): void {
-  if (row === undefined)
-    throw ApiError.unauthorized('The user of this token no longer exists.', 'invalid_token');
-  ctx.state.user = binding.requestUser(row);
 }

@@ -14,10 +14,8 @@ import { compileSerializer } from '../schema/serializer.js';
 import type {
   AppContext,
   AppState,
-  AuthDependency,
   CrudMethod,
   FilterCondition,
-  PendingUser,
   Policy,
   PolicyInput,
   RawRecord,
@@ -27,17 +25,31 @@ import type { CrudPlan } from './crud-plan.js';
 
 const noop = async (): Promise<void> => {};
 
-/** Runs the router's authentication dependency when the router is secured. */
-async function authenticate(plan: CrudPlan, ctx: AppContext): Promise<void> {
-  const dependency = plan.options.authDependency;
-  if (plan.options.secure && dependency !== undefined && ctx.state.user === undefined)
-    await dependency(ctx, noop);
+/** Runs one authentication middleware to its end (any thenable a custom one returns is awaited). */
+async function run(dependency: Middleware<AppState>, ctx: AppContext): Promise<void> {
+  await dependency(ctx, noop);
 }
 
 /**
- * Enforces the method's policy: 401 without a user when one is needed, 403 when refused. Returns a
- * promise only when something is pending (a policy's own authentication, an asynchronous `allows`),
- * so that the usual synchronous policy costs the request no promise.
+ * Authenticates the caller, the one way every route does: a secured router's dependency first;
+ * then, while there is still no user, the method policy's own `authenticate` (so that an unsecured
+ * router can guard some methods, and an anonymous caller gets its 401 before learning whether a
+ * record exists). Returns a promise only when a dependency runs.
+ */
+function authenticate(plan: CrudPlan, ctx: AppContext, method: CrudMethod): undefined | Promise<void> {
+  if (ctx.state.user !== undefined) return undefined;
+  const { secure, authDependency, policies } = plan.options;
+  const router = secure ? authDependency : undefined;
+  const policy = policies[method]?.authenticate;
+  if (router === undefined) return policy === undefined ? undefined : run(policy, ctx);
+  if (policy === undefined || policy === router) return run(router, ctx);
+  return run(router, ctx).then(() => (ctx.state.user === undefined ? run(policy, ctx) : undefined));
+}
+
+/**
+ * The method's policy decides on the authenticated caller: 401 without a user when one is needed,
+ * 403 when refused. Returns a promise only when `allows` answers with one, so that the usual
+ * synchronous policy costs the request no promise.
  */
 function enforce(
   plan: CrudPlan,
@@ -45,23 +57,8 @@ function enforce(
   method: CrudMethod,
   record?: RawRecord,
 ): undefined | Promise<void> {
-  const policy = plan.options.policies[method];
+  const policy: Policy | undefined = plan.options.policies[method];
   if (policy === undefined) return undefined;
-  if (ctx.state.user === undefined && policy.authenticate !== undefined) {
-    return Promise.resolve(policy.authenticate(ctx, noop)).then(() =>
-      decide(plan, ctx, policy, method, record),
-    );
-  }
-  return decide(plan, ctx, policy, method, record);
-}
-
-function decide(
-  plan: CrudPlan,
-  ctx: AppContext,
-  policy: Policy,
-  method: CrudMethod,
-  record: RawRecord | undefined,
-): undefined | Promise<void> {
   const user = ctx.state.user;
   if (policy.requiresUser && user === undefined) throw ApiError.unauthorized();
   const input: PolicyInput =
@@ -76,9 +73,12 @@ function decide(
   });
 }
 
-function parseId(plan: CrudPlan, raw: string | undefined): RecordId | undefined {
-  const key = plan.model.fieldsByName.get(plan.model.primaryKey);
-  return key === undefined || raw === undefined ? undefined : coerceId(key, raw);
+/** Authentication, then the policy's decision: the checks of a route without a stored record. */
+async function admit(plan: CrudPlan, ctx: AppContext, method: CrudMethod): Promise<void> {
+  const authenticating = authenticate(plan, ctx, method);
+  if (authenticating !== undefined) await authenticating;
+  const deciding = enforce(plan, ctx, method);
+  if (deciding !== undefined) await deciding;
 }
 
 function noId(plan: CrudPlan, raw: string | undefined): ApiError {
@@ -87,48 +87,15 @@ function noId(plan: CrudPlan, raw: string | undefined): ApiError {
 
 /** The id of the path, or 404 when no record could have it. */
 function idOf(plan: CrudPlan, raw: string | undefined): RecordId {
-  const id = parseId(plan, raw);
+  const key = plan.model.fieldsByName.get(plan.model.primaryKey);
+  const id = key === undefined || raw === undefined ? undefined : coerceId(key, raw);
   if (id === undefined) throw noId(plan, raw);
   return id;
 }
 
-async function load(plan: CrudPlan, ctx: AppContext, id: RecordId): Promise<RawRecord> {
-  const row = await plan.adapter.get(sessionOf(ctx, plan.adapter), plan.options.model, id);
-  if (row === undefined) throw noId(plan, String(id));
-  return row;
-}
-
-/** Whether an answer is still pending: a promise, or any other thenable a custom dependency returns. */
-function isPending<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
-}
-
 /**
- * The caller of a route that authenticates: by the secured router's dependency, else by the
- * method policy's own `authenticate` (so that on an unsecured router too an anonymous caller gets
- * its 401 before learning whether a record exists). A dependency that can identify the caller
- * without reading the user yet leaves the user pending; one that cannot is run here. Nothing to
- * await when nothing is pending.
- */
-function pendingCaller(
-  plan: CrudPlan,
-  ctx: AppContext,
-  method: CrudMethod,
-): PendingUser | undefined | PromiseLike<PendingUser | undefined> {
-  if (ctx.state.user !== undefined) return undefined;
-  const { secure, authDependency } = plan.options;
-  const dependency: AuthDependency | Middleware<AppState> | undefined =
-    secure && authDependency !== undefined ? authDependency : plan.options.policies[method]?.authenticate;
-  if (dependency === undefined) return undefined;
-  const identify = (dependency as AuthDependency).identify;
-  if (identify === undefined) return Promise.resolve(dependency(ctx, noop)).then(() => undefined);
-  return identify(ctx);
-}
-
-/**
- * Authentication, then the id, then the stored record (404 for either), as `authenticate`, `idOf`
- * and `load` do in turn; but a caller identified by the token is read in the same adapter call as
- * the record when the adapter can (`getEach`): one statement and one round trip instead of two.
+ * The caller, then the id, then the stored record, each answering before the next is looked at:
+ * 401, then 404 for an id no record could have, then 404 for a missing record.
  */
 async function authenticatedRecord(
   plan: CrudPlan,
@@ -136,29 +103,10 @@ async function authenticatedRecord(
   method: CrudMethod,
   raw: string | undefined,
 ): Promise<{ id: RecordId; row: RawRecord }> {
-  const caller = pendingCaller(plan, ctx, method);
-  const pending = isPending(caller) ? await caller : caller;
-  if (pending === undefined) {
-    const id = idOf(plan, raw);
-    return { id, row: await load(plan, ctx, id) };
-  }
-  const { adapter } = plan;
-  const session = sessionOf(ctx, adapter);
-  const id = parseId(plan, raw);
-  let row: RawRecord | undefined;
-  if (id !== undefined && pending.adapter === adapter && adapter.getEach !== undefined) {
-    const [user, record] = await adapter.getEach(session, [
-      pending.lookup,
-      { model: plan.options.model, id },
-    ]);
-    pending.accept(ctx, user);
-    row = record;
-  } else {
-    const { lookup } = pending;
-    pending.accept(ctx, await pending.adapter.get(sessionOf(ctx, pending.adapter), lookup.model, lookup.id));
-    if (id !== undefined) row = await adapter.get(session, plan.options.model, id);
-  }
-  if (id === undefined) throw noId(plan, raw);
+  const authenticating = authenticate(plan, ctx, method);
+  if (authenticating !== undefined) await authenticating;
+  const id = idOf(plan, raw);
+  const row = await plan.adapter.get(sessionOf(ctx, plan.adapter), plan.options.model, id);
   if (row === undefined) throw noId(plan, String(id));
   return { id, row };
 }
@@ -185,9 +133,19 @@ function offsetLinks(ctx: AppContext, query: ParsedListQuery, hasNext: boolean):
   return links.join(', ');
 }
 
+/**
+ * The fields a list with `fields=` asks the adapter for: the selection, plus the sort keys when
+ * the next page's cursor is built from the last row (the serializer still sends the selection only).
+ */
+function fieldsToLoad(query: ParsedListQuery): readonly string[] | undefined {
+  const { fields, cursorShape, sort } = query;
+  if (fields === undefined || cursorShape === undefined) return fields;
+  const missing = sort.filter((key) => !fields.includes(key.field)).map((key) => key.field);
+  return missing.length === 0 ? fields : [...fields, ...missing];
+}
+
 async function list(plan: CrudPlan, ctx: AppContext): Promise<void> {
-  await authenticate(plan, ctx);
-  await enforce(plan, ctx, 'GET');
+  await admit(plan, ctx, 'GET');
   const query = parseListQuery(plan.model, ctx.querystring);
   const policy = plan.options.policies.GET;
   const scope: readonly FilterCondition[] =
@@ -202,6 +160,7 @@ async function list(plan: CrudPlan, ctx: AppContext): Promise<void> {
     offset: query.offset,
     withTotal: query.withTotal,
     ...(query.after === undefined ? {} : { after: query.after }),
+    ...(query.fields === undefined ? {} : { fields: fieldsToLoad(query) }),
   });
   const more = probe ? result.rows.length > query.limit : query.offset + query.limit < (result.total ?? 0);
   const rows = probe && more ? result.rows.slice(0, query.limit) : result.rows;
@@ -231,8 +190,7 @@ async function writeData(plan: CrudPlan, ctx: AppContext, mode: 'create' | 'upda
 }
 
 async function create(plan: CrudPlan, ctx: AppContext): Promise<void> {
-  await authenticate(plan, ctx);
-  await enforce(plan, ctx, 'POST');
+  await admit(plan, ctx, 'POST');
   const data = await writeData(plan, ctx, 'create');
   const row = await plan.adapter.create(sessionOf(ctx, plan.adapter), plan.options.model, data);
   const id = row[plan.model.primaryKey];
@@ -258,7 +216,8 @@ async function update(
   method: 'PUT' | 'PATCH',
 ): Promise<void> {
   const { id, row: current } = await authenticatedRecord(plan, ctx, method, params.id);
-  await enforce(plan, ctx, method, current);
+  const deciding = enforce(plan, ctx, method, current);
+  if (deciding !== undefined) await deciding;
   const data = await writeData(plan, ctx, 'update');
   const row =
     Object.keys(data).length === 0
@@ -275,12 +234,15 @@ async function remove(
 ): Promise<void> {
   let id: RecordId;
   if (plan.options.policies.DELETE === undefined) {
-    await authenticate(plan, ctx);
+    // Nothing decides on the stored row: the delete itself tells whether it existed.
+    const authenticating = authenticate(plan, ctx, 'DELETE');
+    if (authenticating !== undefined) await authenticating;
     id = idOf(plan, params.id);
   } else {
     const loaded = await authenticatedRecord(plan, ctx, 'DELETE', params.id);
     id = loaded.id;
-    await enforce(plan, ctx, 'DELETE', loaded.row);
+    const deciding = enforce(plan, ctx, 'DELETE', loaded.row);
+    if (deciding !== undefined) await deciding;
   }
   const deleted = await plan.adapter.delete(sessionOf(ctx, plan.adapter), plan.options.model, id);
   if (!deleted) throw ApiError.notFound(`No ${plan.model.name} with id "${String(id)}".`);

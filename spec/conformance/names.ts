@@ -9,7 +9,6 @@ export const conformanceCases = [
   'validation-422-one-entry-per-field',
   'round-trip-every-field-kind',
   'get-unknown-id-404',
-  'get-each-matches-get',
   'update-keeps-absent-fields',
   'update-ignores-primary-key',
   'update-unknown-id-404',

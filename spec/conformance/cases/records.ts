@@ -27,35 +27,6 @@ export const recordCases = {
     },
   },
 
-  'get-each-matches-get': {
-    description:
-      'getEach (optional) answers, key by key and in order, what get answers: found, missing, or a key the column cannot hold',
-    async run(ctx) {
-      const { adapter, models } = ctx;
-      if (adapter.getEach === undefined) return;
-      const gadget = await createGadget(ctx, 'each', { quantity: 7, price: '1.25', metadata: { a: [1] } });
-      const category = await adapter.create(adapter.openSession(), models.Category, {
-        name: `${ctx.prefix}-each`,
-      });
-      const g = { model: models.Gadget, id: gadget.id as number };
-      const c = { model: models.Category, id: category.id as number };
-      const cases = [
-        [g, c],
-        [{ ...g, id: MISSING_ID }, c],
-        [g, { ...c, id: MISSING_ID }],
-        [c, c],
-        [{ model: models.Box, id: 'not-a-uuid' }, g],
-      ];
-      for (const lookups of cases) {
-        const expected = [];
-        for (const lookup of lookups)
-          expected.push(await adapter.get(adapter.openSession(), lookup.model, lookup.id));
-        assert.ok(expected.some((row) => row !== undefined));
-        assert.deepEqual(await adapter.getEach(adapter.openSession(), lookups), expected);
-      }
-    },
-  },
-
   'update-keeps-absent-fields': {
     description: 'PUT and PATCH change the fields given and keep the others',
     async run(ctx) {

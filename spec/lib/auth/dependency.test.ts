@@ -242,18 +242,6 @@ for (const target of databaseTargets()) {
       await assertCallerFirst();
     });
 
-    it('keeps that order with an adapter that reads the user and the record one by one (no getEach)', async () => {
-      const adapter = fx.adapter as unknown as Record<string, unknown>;
-      // An own property hides the prototype's method: the routes then read the user, then the record.
-      adapter.getEach = undefined;
-      try {
-        await assertCallerFirst();
-      } finally {
-        delete adapter.getEach;
-      }
-      assert.equal(typeof fx.adapter.getEach, 'function');
-    });
-
     it('applies a promotion and a demotion to an existing token at once', async () => {
       const admin = await adminWithToken(fx);
       const member = await userWithToken(fx.server);

@@ -13,7 +13,14 @@ import { ApiError, ConfigurationError } from '../../../lib/errors.js';
 import { problemMiddleware } from '../../../lib/http/problem-middleware.js';
 import { sessionOf, useAdapter } from '../../../lib/http/session.js';
 import { FrameworkModel } from '../../../lib/model/framework-model.js';
-import type { AppContext, AuthDependency, Policy } from '../../../lib/types.js';
+import type {
+  AppContext,
+  AuthDependency,
+  ListQuery,
+  ListResult,
+  ModelClass,
+  Policy,
+} from '../../../lib/types.js';
 import { serve, type TestServer } from '../../support/http.js';
 
 class Member extends FrameworkModel {}
@@ -205,6 +212,58 @@ describe('CrudRouter security hooks', () => {
   });
 });
 
+describe('CrudRouter list queries given to the adapter', () => {
+  let server: TestServer;
+  const seen: ListQuery[] = [];
+  before(async () => {
+    /** The memory adapter, keeping each list query it is given. */
+    class Recording extends MemoryAdapter {
+      override list(session: never, model: ModelClass, query: ListQuery): Promise<ListResult> {
+        seen.push(query);
+        return super.list(session, model, query);
+      }
+    }
+    const adapter = new Recording({
+      models: [
+        defineMemoryModel(Memo, {
+          id: { type: 'integer', primary: true, generated: true },
+          text: { type: 'string' },
+        }),
+      ],
+    });
+    const app = new Application({ title: 'lists', adapter, logger: silent });
+    new CrudRouter({ model: Memo }).register_routes(app);
+    server = await serve(app.callback());
+    for (const text of ['a', 'b', 'c']) {
+      assert.equal((await server.request('/memos', { method: 'POST', json: { text } })).status, 201);
+    }
+  });
+  after(() => server.close());
+
+  /** The list query of one request, and its response body. */
+  async function listed(path: string): Promise<{ query: ListQuery; body: unknown }> {
+    seen.length = 0;
+    const response = await server.request(path);
+    assert.equal(response.status, 200, path);
+    assert.equal(seen.length, 1, path);
+    return { query: seen[0] as ListQuery, body: await response.json() };
+  }
+
+  it('names no fields unless the request has fields=', async () => {
+    assert.equal('fields' in (await listed('/memos')).query, false);
+    assert.equal('fields' in (await listed('/memos?after=&limit=2')).query, false);
+  });
+
+  it('passes the fields= selection, and the sort keys a keyset cursor is built from', async () => {
+    const offset = await listed('/memos?fields=text');
+    assert.deepEqual(offset.query.fields, ['text']);
+    assert.deepEqual(offset.body, [{ text: 'a' }, { text: 'b' }, { text: 'c' }]);
+    const keyset = await listed('/memos?fields=text&sort=-text&after=&limit=2');
+    assert.deepEqual(keyset.query.fields, ['text', 'id']);
+    assert.deepEqual(keyset.body, [{ text: 'c' }, { text: 'b' }], 'the response keeps the selection');
+  });
+});
+
 describe('CrudRouter configuration', () => {
   it('checks its options when it is created', () => {
     assert.throws(() => new CrudRouter({ model: Note, secure: true }), ConfigurationError);
@@ -269,34 +328,24 @@ const frozen: Policy = {
 };
 
 /**
- * Test authentication with `identify`, answering at once (`Test-Sync`) or later (`Test-Async`):
- * `Authorization: Test-Sync <member id>`.
+ * Test authentication that reads the caller's member row, as a real dependency does, answering
+ * once the read is done: `Authorization: Member <id>`; 401 when the member does not exist.
  */
-function identifyingAuth(adapter: MemoryAdapter): AuthDependency {
-  const identify = (ctx: AppContext) => {
-    const match = /^Test-(Sync|Async) (\d+)$/.exec(ctx.get('authorization'));
-    if (match === null) throw ApiError.unauthorized();
-    const pending = {
-      adapter,
-      lookup: { model: Member, id: Number(match[2]) },
-      accept(target: AppContext, row: Readonly<Record<string, unknown>> | undefined) {
-        if (row === undefined) throw ApiError.unauthorized('No such member.', 'invalid_token');
-        target.state.user = { id: row.id as number, isAdmin: false };
-      },
-    };
-    return match[1] === 'Sync' ? pending : Promise.resolve(pending);
-  };
+function memberAuth(adapter: MemoryAdapter): AuthDependency {
   return Object.assign(
     async (ctx: AppContext, next: () => Promise<unknown>) => {
-      const { lookup, accept } = await identify(ctx);
-      accept(ctx, await adapter.get(sessionOf(ctx, adapter) as never, lookup.model, lookup.id));
+      const match = /^Member (\d+)$/.exec(ctx.get('authorization'));
+      if (match === null) throw ApiError.unauthorized();
+      const row = await adapter.get(sessionOf(ctx, adapter) as never, Member, Number(match[1]));
+      if (row === undefined) throw ApiError.unauthorized('No such member.', 'invalid_token');
+      ctx.state.user = { id: row.id as number, isAdmin: false };
       await next();
     },
-    { userModel: Member, securityScheme: 'test', identify },
+    { userModel: Member, securityScheme: 'test' },
   );
 }
 
-describe('CrudRouter with asynchronous policies and identifying dependencies', () => {
+describe('CrudRouter with asynchronous policies and a dependency that reads the caller', () => {
   let server: TestServer;
   before(async () => {
     const adapter = makeAdapter();
@@ -305,8 +354,22 @@ describe('CrudRouter with asynchronous policies and identifying dependencies', (
     new CrudRouter({
       model: Note,
       secure: true,
-      auth_dependency: identifyingAuth(adapter),
+      auth_dependency: memberAuth(adapter),
       policy: { GET: asyncPolicy, PUT: frozen },
+    }).register_routes(app);
+    // A secured router whose dependency lets anonymous callers through: the DELETE policy's own
+    // `authenticate` (`Test <id>[:admin]`) runs next, as there is still no user.
+    const members = memberAuth(adapter);
+    const maybeMember: AuthDependency = Object.assign(
+      async (ctx: AppContext, next: () => Promise<unknown>) =>
+        ctx.get('authorization').startsWith('Member ') ? members(ctx, next) : next(),
+      { userModel: Member, securityScheme: 'test' },
+    );
+    new CrudRouter({
+      model: Memo,
+      secure: true,
+      auth_dependency: maybeMember,
+      policy: { DELETE: adminOnly },
     }).register_routes(app);
     server = await serve(app.callback());
     for (const name of ['ann', 'bob']) {
@@ -314,37 +377,46 @@ describe('CrudRouter with asynchronous policies and identifying dependencies', (
     }
     const note = await server.request('/notes', {
       method: 'POST',
-      headers: { authorization: 'Test-Sync 1' },
+      headers: { authorization: 'Member 1' },
       json: { text: 'a' },
     });
     assert.equal(note.status, 201);
   });
   after(() => server.close());
 
-  for (const mode of ['Sync', 'Async']) {
-    it(`reads the caller an identify answering ${mode === 'Sync' ? 'at once' : 'later'} names, and the policy's later answer decides`, async () => {
-      const allowed = await server.request('/notes/1', { headers: { authorization: `Test-${mode} 1` } });
-      assert.equal(allowed.status, 200);
-      assert.deepEqual(await allowed.json(), { id: 1, text: 'a', owner: 1 });
-      const refused = await server.request('/notes/1', { headers: { authorization: `Test-${mode} 2` } });
-      assert.equal(refused.status, 403);
-    });
+  it("reads the caller the dependency names, and the policy's later answer decides", async () => {
+    const allowed = await server.request('/notes/1', { headers: { authorization: 'Member 1' } });
+    assert.equal(allowed.status, 200);
+    assert.deepEqual(await allowed.json(), { id: 1, text: 'a', owner: 1 });
+    const refused = await server.request('/notes/1', { headers: { authorization: 'Member 2' } });
+    assert.equal(refused.status, 403);
+  });
 
-    it(`keeps 401, then 404, then 403 with an identify answering ${mode === 'Sync' ? 'at once' : 'later'}`, async () => {
-      const unknownCaller = await server.request('/notes/999', {
-        headers: { authorization: `Test-${mode} 9` },
-      });
-      assert.equal(unknownCaller.status, 401);
-      assert.equal(((await unknownCaller.json()) as { code: string }).code, 'invalid_token');
-      // Member 2 may not read note 1 (403), but a note that does not exist is 404 first.
-      const missing = await server.request('/notes/999', { headers: { authorization: `Test-${mode} 2` } });
-      assert.equal(missing.status, 404);
-      const malformed = await server.request('/notes/x', { headers: { authorization: `Test-${mode} 2` } });
-      assert.equal(malformed.status, 404);
-    });
-  }
+  it('keeps 401, then 404, then 403', async () => {
+    for (const path of ['/notes/1', '/notes/999', '/notes/x']) {
+      const unknownCaller = await server.request(path, { headers: { authorization: 'Member 9' } });
+      assert.equal(unknownCaller.status, 401, path);
+      assert.equal(((await unknownCaller.json()) as { code: string }).code, 'invalid_token', path);
+    }
+    // Member 2 may not read note 1 (403), but a note that does not exist is 404 first.
+    const missing = await server.request('/notes/999', { headers: { authorization: 'Member 2' } });
+    assert.equal(missing.status, 404);
+    const malformed = await server.request('/notes/x', { headers: { authorization: 'Member 2' } });
+    assert.equal(malformed.status, 404);
+  });
 
-  it('answers 401 when identify refuses synchronously', async () => {
+  it("runs the policy's authenticate when the router's dependency left no user, before the id is looked at", async () => {
+    assert.equal((await server.request('/memos')).status, 200);
+    for (const path of ['/memos/999', '/memos/x']) {
+      const anonymous = await server.request(path, { method: 'DELETE' });
+      assert.equal(anonymous.status, 401, path);
+    }
+    const admin = { authorization: 'Test 1:admin' };
+    assert.equal((await server.request('/memos/999', { method: 'DELETE', headers: admin })).status, 404);
+    assert.equal((await server.request('/memos/x', { method: 'DELETE', headers: admin })).status, 404);
+  });
+
+  it('answers 401 with WWW-Authenticate when the dependency refuses the header', async () => {
     const response = await server.request('/notes/1', { headers: { authorization: 'Nonsense' } });
     assert.equal(response.status, 401);
     assert.equal(response.headers.get('www-authenticate'), 'Bearer');
@@ -353,7 +425,7 @@ describe('CrudRouter with asynchronous policies and identifying dependencies', (
   it("answers a policy's own error as it was thrown, before looking at the body", async () => {
     const response = await server.request('/notes/1', {
       method: 'PUT',
-      headers: { authorization: 'Test-Sync 1' },
+      headers: { authorization: 'Member 1' },
       json: { text: 42, unknown: true },
     });
     assert.equal(response.status, 409);
