@@ -1,11 +1,14 @@
 /**
  * `MikroOrmAdapter`: the core's `OrmAdapter` over MikroORM 7 (SQLite, PostgreSQL, MySQL/MariaDB).
- * Reads go through the query builder and come back as plain rows (no entity hydration, no
- * serializer). Writes go through the unit of work, so MikroORM's hooks, `onCreate`/`onUpdate`
- * and cascades behave as in any MikroORM application — except for models where the unit of work
- * would only run the statement itself: those write with one statement (direct-writes.ts).
+ *
+ * Two paths serve the same contract. The plain path (plain-mode.ts) uses only MikroORM's public
+ * API and serializer: it is the reference. The fast path reads plain rows through the query
+ * builder and prepared statements and writes with single statements where the unit of work would
+ * do nothing else (direct-writes.ts); it serves only models whose shape it is proved equal on
+ * (fast-path.ts, spec/adapters/mikro-orm/fidelity) and only when the MikroORM internals it needs
+ * are there. `mode: 'plain'` turns it off.
  */
-import { DriverException, type EntityManager, ValidationError, wrap } from '@mikro-orm/core';
+import { type EntityManager, wrap } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { ApiError, ConfigurationError } from '../../lib/errors.js';
 import type {
@@ -16,7 +19,6 @@ import type {
   OrmAdapter,
   RawRecord,
   RecordId,
-  RecordLookup,
 } from '../../lib/types.js';
 import { type MikroOrmConnectOptions, ormFromUrl } from './connect.js';
 import type { AnyMikroORM } from './describe.js';
@@ -28,8 +30,8 @@ import {
   planDirectWrites,
   quietEvents,
 } from './direct-writes.js';
-import { isConnectionError, toApiError } from './errors.js';
-import { type JointLookup, prepareJointLookup } from './joint-lookup.js';
+import { AdapterFailures, isMalformedKey } from './failures.js';
+import { missingInternal } from './fast-path.js';
 import { type ListStatement, ListStatements } from './list-statements.js';
 import { type Lookup, prepareLookup } from './lookup.js';
 import { type CombinedCache, TOTAL_COLUMN, withTotalColumn } from './page-total.js';
@@ -43,8 +45,10 @@ import {
   type ModelPlan,
   ROOT_ALIAS,
 } from './plan.js';
+import { PlainPath } from './plain-mode.js';
 import { listWhereOf, orderByOf, whereOf } from './query.js';
 import { updateSchemaSafely } from './schema.js';
+import { markWritten } from './session-state.js';
 import { StatementRunner } from './statements.js';
 
 /** Options of `new MikroOrmAdapter(orm, options)`. */
@@ -56,6 +60,11 @@ export interface MikroOrmAdapterOptions {
    * run as one `INSERT/UPDATE … RETURNING` or `DELETE` statement (default true; see direct-writes.ts).
    */
   readonly directWrites?: boolean;
+  /**
+   * `fast` (default): the adapter's own SQL path serves the models it is proved equal on, MikroORM's
+   * public API the rest. `plain`: every model through `em.find`/`em.create`/… and MikroORM's serializer.
+   */
+  readonly mode?: 'fast' | 'plain';
 }
 
 type Row = Record<string, unknown>;
@@ -71,19 +80,16 @@ function platformName(orm: AnyMikroORM): string {
   return `mikro-orm:${name}`;
 }
 
-// Most keys read in one statement: routes read two (the caller and the record); more are read one by one.
-const MAX_JOINT_LOOKUPS = 4;
 
-/** One level of the joint lookups' tree: the lookup of the plans so far, and the plans that may follow. */
-interface JointLevel {
-  lookup?: JointLookup | null;
-  readonly next: Map<ModelPlan, JointLevel>;
-}
-
-// A key the column cannot hold (a malformed UUID on PostgreSQL) identifies no row.
-function isMalformedKey(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return code === '22P02' || code === '22003' || code === '22007' || code === '22008';
+/** Why the fast path cannot run on this MikroORM at all (warned once), or undefined when it can. */
+function fastPathUnavailable(orm: AnyMikroORM): string | undefined {
+  const missing = missingInternal(orm);
+  if (missing === undefined) return undefined;
+  process.emitWarning(
+    `koa-model-api: this MikroORM lacks ${missing}, which the adapter's fast path uses; every model is served through MikroORM's public API instead (correct, slower).`,
+    { code: 'KMA_FAST_PATH_OFF' },
+  );
+  return `MikroORM lacks ${missing}`;
 }
 
 /** The `OrmAdapter` over MikroORM; the session is a forked `EntityManager`. */
@@ -99,8 +105,10 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   readonly #combined: CombinedCache = new Map();
   readonly #dialect: Dialect;
   readonly #lookups = new Map<FieldPlan, Lookup | null>();
-  // Joint lookups by their plans, first to last; null where the models cannot be read jointly.
-  readonly #joints: JointLevel = { next: new Map() };
+  readonly #failures: AdapterFailures;
+  readonly #plain: PlainPath;
+  // Why the fast path is off for every model (plain mode, or a MikroORM internal it needs is missing).
+  readonly #fastOff: string | undefined;
 
   /**
    * Wraps a MikroORM instance you built yourself; build it with `mikroOrmOptions()` so table names
@@ -119,6 +127,14 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     this.#directWrites = options.directWrites ?? true;
     this.#dialect = dialectOf(orm.em.getPlatform());
     this.#statements = new StatementRunner(orm, this.#dialect);
+    this.#failures = new AdapterFailures(orm);
+    this.#plain = new PlainPath(orm, this.#failures);
+    this.#fastOff = options.mode === 'plain' ? 'plain mode' : fastPathUnavailable(orm);
+  }
+
+  /** Why this model is served by the plain path, or undefined when the fast path serves it. */
+  plainReason(model: ModelClass): string | undefined {
+    return this.#fastOff ?? this.#plan(model).fastObstacle;
   }
 
   /**
@@ -126,12 +142,19 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
    * @example
    * const adapter = await MikroOrmAdapter.connect({ url: 'sqlite:data/app.db', entities: [User, Post], schema: 'update' });
    */
-  static async connect(options: MikroOrmConnectOptions): Promise<MikroOrmAdapter> {
-    const orm = await ormFromUrl(options);
+  static async connect(
+    options: MikroOrmConnectOptions & Pick<MikroOrmAdapterOptions, 'mode' | 'directWrites'>,
+  ): Promise<MikroOrmAdapter> {
+    const { mode, directWrites, ...connect } = options;
+    const orm = await ormFromUrl(connect);
     const scheme = options.url.startsWith('sqlite:')
       ? 'sqlite'
       : (/^([a-z]+):/i.exec(options.url)?.[1] ?? '').toLowerCase();
-    return new MikroOrmAdapter(orm, { name: `mikro-orm:${scheme === 'postgres' ? 'postgresql' : scheme}` });
+    return new MikroOrmAdapter(orm, {
+      name: `mikro-orm:${scheme === 'postgres' ? 'postgresql' : scheme}`,
+      ...(mode === undefined ? {} : { mode }),
+      ...(directWrites === undefined ? {} : { directWrites }),
+    });
   }
 
   /** The model's description, read once from MikroORM's metadata. */
@@ -146,6 +169,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
 
   async list(session: EntityManager, model: ModelClass, query: ListQuery): Promise<ListResult> {
     const plan = this.#plan(model);
+    if (this.#isPlain(plan)) return this.#plain.list(session, plan, query);
     try {
       if (this.#dialect === 'postgresql' && query.withTotal && query.limit > 0) {
         const combined = await this.#pageWithTotal(session, plan, query);
@@ -161,46 +185,14 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       const [rows, total] = await Promise.all([rowsQuery, totalQuery]);
       return { rows: rows.map((row) => decodeRow(plan, row)), ...(total === undefined ? {} : { total }) };
     } catch (error) {
-      throw toApiError(this.#driverError(error), { meta: plan.meta, operation: 'read' });
+      throw this.#failures.read(error, plan);
     }
   }
 
   async get(session: EntityManager, model: ModelClass, id: RecordId): Promise<RawRecord | undefined> {
     const plan = this.#plan(model);
+    if (this.#isPlain(plan)) return this.#plain.findOne(session, plan, plan.primary, plan.primary.encode(id));
     return this.#lookup(session, plan, plan.primary, plan.primary.encode(id));
-  }
-
-  /** The rows with these keys, read in one statement on SQLite and PostgreSQL (see joint-lookup.ts). */
-  async getEach(
-    session: EntityManager,
-    lookups: readonly RecordLookup[],
-  ): Promise<(RawRecord | undefined)[]> {
-    const plans = lookups.map((lookup) => this.#plan(lookup.model));
-    let joint: JointLookup | null | undefined;
-    if (lookups.length > 1 && lookups.length <= MAX_JOINT_LOOKUPS) {
-      const level = this.#jointLevel(plans);
-      // Prepared once; every later call finds it without waiting.
-      joint = level.lookup !== undefined ? level.lookup : await this.#prepareJoint(level, session, plans);
-    }
-    if (joint != null) {
-      try {
-        const rows = await joint(
-          session,
-          lookups.map((lookup, i) => (plans[i] as ModelPlan).primary.encode(lookup.id)),
-        );
-        return rows.map((row, i) => (row === undefined ? undefined : decodeRow(plans[i] as ModelPlan, row)));
-      } catch (error) {
-        // A key the column cannot hold fails the whole statement: each lookup then answers for itself.
-        if (!isMalformedKey(error))
-          throw toApiError(this.#driverError(error), {
-            meta: (plans[0] as ModelPlan).meta,
-            operation: 'read',
-          });
-      }
-    }
-    const rows: (RawRecord | undefined)[] = [];
-    for (const lookup of lookups) rows.push(await this.get(session, lookup.model, lookup.id));
-    return rows;
   }
 
   async findBy(
@@ -212,20 +204,24 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     const plan = this.#plan(model);
     const target = plan.byName.get(field);
     if (target === undefined) throw new ConfigurationError(`${plan.description.name} has no field ${field}.`);
-    if (value === null || value === undefined) return this.#first(session, plan, { [field]: null });
-    return this.#lookup(session, plan, target, target.encode(value));
+    const encoded = value === null || value === undefined ? null : target.encode(value);
+    if (this.#isPlain(plan)) return this.#plain.findOne(session, plan, target, encoded);
+    if (encoded === null) return this.#first(session, plan, { [target.prop.name]: null });
+    return this.#lookup(session, plan, target, encoded);
   }
 
   async create(session: EntityManager, model: ModelClass, data: Readonly<RawRecord>): Promise<RawRecord> {
     const plan = this.#plan(model);
     const values = encodeData(plan, data);
+    if (this.#isPlain(plan)) return this.#plain.create(session, plan, values);
     const direct = this.#directFor(plan, session, 'insert');
     if (direct !== undefined) {
       let inserted: Awaited<ReturnType<typeof directInsert>>;
       try {
         inserted = await directInsert(session, plan, direct, values, this.#statements);
+        markWritten(session);
       } catch (error) {
-        throw this.#writeError(error, plan, values);
+        throw this.#failures.write(error, plan, values);
       }
       if ('row' in inserted) return decodeRow(plan, inserted.row);
       return this.#readBack(session, plan, inserted.id);
@@ -234,17 +230,18 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     try {
       const entity = session.create(plan.entity as AnyEntity, values as AnyEntity) as object;
       await session.persist(entity).flush();
+      markWritten(session);
       id = wrap(entity, true).getPrimaryKey();
     } catch (error) {
       session.clear();
-      throw this.#writeError(error, plan, values);
+      throw this.#failures.write(error, plan, values);
     }
     return this.#readBack(session, plan, id);
   }
 
   /** The row just inserted with this key. */
   async #readBack(session: EntityManager, plan: ModelPlan, id: unknown): Promise<RawRecord> {
-    const stored = await this.#first(session, plan, { [plan.primary.field.name]: id });
+    const stored = await this.#first(session, plan, { [plan.primary.prop.name]: id });
     if (stored === undefined)
       throw ApiError.internal(new Error(`${plan.description.name} ${String(id)} vanished after insert.`));
     return stored;
@@ -257,19 +254,21 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     data: Readonly<RawRecord>,
   ): Promise<RawRecord | undefined> {
     const plan = this.#plan(model);
-    const key = { [plan.primary.field.name]: plan.primary.encode(id) };
+    const key = { [plan.primary.prop.name]: plan.primary.encode(id) };
     // A row keeps its key: the contract never lets a route change a primary key.
     const { [plan.primary.field.name]: _key, ...changes } = data;
     const values = encodeData(plan, changes);
+    if (this.#isPlain(plan)) return this.#plain.update(session, plan, key, values);
     const direct = this.#directFor(plan, session, 'update');
     if (direct !== undefined) {
       if (Object.keys(values).length === 0) return this.#first(session, plan, key);
       let updated: Row | undefined | true;
       try {
         updated = await directUpdate(session, plan, direct, key, values, this.#statements);
+        markWritten(session);
       } catch (error) {
         if (isMalformedKey(error)) return undefined;
-        throw this.#writeError(error, plan, values);
+        throw this.#failures.write(error, plan, values);
       }
       if (updated === true) return this.#first(session, plan, key);
       return updated === undefined ? undefined : decodeRow(plan, updated);
@@ -279,32 +278,37 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     try {
       session.assign(entity as AnyEntity, values as AnyEntity, { updateNestedEntities: false });
       await session.flush();
+      markWritten(session);
     } catch (error) {
       session.clear();
-      throw this.#writeError(error, plan, values);
+      throw this.#failures.write(error, plan, values);
     }
     return this.#first(session, plan, key);
   }
 
   async delete(session: EntityManager, model: ModelClass, id: RecordId): Promise<boolean> {
     const plan = this.#plan(model);
-    const key = { [plan.primary.field.name]: plan.primary.encode(id) };
+    const key = { [plan.primary.prop.name]: plan.primary.encode(id) };
+    if (this.#isPlain(plan)) return this.#plain.delete(session, plan, key);
     if (this.#directFor(plan, session, 'delete') !== undefined) {
       try {
-        return await directDelete(session, plan, key, this.#statements);
+        const deleted = await directDelete(session, plan, key, this.#statements);
+        markWritten(session);
+        return deleted;
       } catch (error) {
         if (isMalformedKey(error)) return false;
-        throw toApiError(this.#driverError(error), { meta: plan.meta, operation: 'delete' });
+        throw this.#failures.remove(error, plan);
       }
     }
     const entity = await this.#load(session, plan, key);
     if (entity === undefined) return false;
     try {
       await session.remove(entity).flush();
+      markWritten(session);
       return true;
     } catch (error) {
       session.clear();
-      throw toApiError(this.#driverError(error), { meta: plan.meta, operation: 'delete' });
+      throw this.#failures.remove(error, plan);
     }
   }
 
@@ -344,6 +348,11 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       this.#plans.set(model, plan);
     }
     return plan;
+  }
+
+  /** Whether the plain path serves this model. */
+  #isPlain(plan: ModelPlan): boolean {
+    return this.#fastOff !== undefined || plan.fastObstacle !== undefined;
   }
 
   /** How this write may skip the unit of work, or undefined when it must not (see direct-writes.ts). */
@@ -439,36 +448,6 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     return this.orm.em.getDriver().mapResult(row as AnyEntity, plan.meta) as Row;
   }
 
-  /** The node of the joint lookups' tree for these models, first to last: no key to build per request. */
-  #jointLevel(plans: readonly ModelPlan[]): JointLevel {
-    let level: JointLevel = this.#joints;
-    for (const plan of plans) {
-      let next = level.next.get(plan);
-      if (next === undefined) {
-        next = { next: new Map() };
-        level.next.set(plan, next);
-      }
-      level = next;
-    }
-    return level;
-  }
-
-  /** Prepares the joint lookup of a tree node; null when these models cannot be read jointly (for now). */
-  async #prepareJoint(
-    level: JointLevel,
-    session: EntityManager,
-    plans: readonly ModelPlan[],
-  ): Promise<JointLookup | null> {
-    if (this.#dialect !== 'sqlite' && this.#dialect !== 'postgresql') {
-      level.lookup = null;
-      return null;
-    }
-    const lookup = await prepareJointLookup(this.orm, plans, this.#statements, session);
-    // null: the column names could not be read in this session (a transaction…); try again later.
-    if (lookup !== null) level.lookup = lookup ?? null;
-    return lookup ?? null;
-  }
-
   /** The row whose `field` equals `value`, through a lookup prepared once per field when possible. */
   async #lookup(
     session: EntityManager,
@@ -481,13 +460,13 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       lookup = prepareLookup(this.orm, plan, field, this.#statements) ?? null;
       this.#lookups.set(field, lookup);
     }
-    if (lookup === null) return this.#first(session, plan, { [field.field.name]: value });
+    if (lookup === null) return this.#first(session, plan, { [field.prop.name]: value });
     try {
       const row = await lookup(session, value);
       return row === undefined ? undefined : decodeRow(plan, row);
     } catch (error) {
       if (isMalformedKey(error)) return undefined;
-      throw toApiError(this.#driverError(error), { meta: plan.meta, operation: 'read' });
+      throw this.#failures.read(error, plan);
     }
   }
 
@@ -498,7 +477,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       return entity ?? undefined;
     } catch (error) {
       if (isMalformedKey(error)) return undefined;
-      throw toApiError(this.#driverError(error), { meta: plan.meta, operation: 'read' });
+      throw this.#failures.read(error, plan);
     }
   }
 
@@ -514,33 +493,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       return row == null ? undefined : decodeRow(plan, this.#mapped(plan, row));
     } catch (error) {
       if (isMalformedKey(error)) return undefined;
-      throw toApiError(this.#driverError(error), { meta: plan.meta, operation: 'read' });
+      throw this.#failures.read(error, plan);
     }
-  }
-
-  #writeError(error: unknown, plan: ModelPlan, values: Row): unknown {
-    // MikroORM checks required properties and value types itself, before any SQL runs.
-    if (error instanceof ValidationError) {
-      const required = /^Value for \w+\.(\w+) is required/.exec(error.message);
-      if (required?.[1]) return ApiError.validation([{ path: required[1], message: 'A value is required.' }]);
-      return ApiError.validation([], 'A value cannot be stored in its column.');
-    }
-    return toApiError(this.#driverError(error), { meta: plan.meta, operation: 'write', values });
-  }
-
-  // Query builder executions hand back the driver's own errors (SqliteError, pg's DatabaseError…);
-  // MikroORM's converter turns them into its typed exceptions, as its EntityManager paths do.
-  #driverError(error: unknown): unknown {
-    if (
-      error instanceof ApiError ||
-      error instanceof DriverException ||
-      error instanceof ValidationError ||
-      !(error instanceof Error)
-    )
-      return error;
-    if (isConnectionError(error)) return error;
-    const { code, errno, sqlState } = error as { code?: unknown; errno?: unknown; sqlState?: unknown };
-    if (code === undefined && errno === undefined && sqlState === undefined) return error;
-    return this.orm.em.getDriver().convertException(error);
   }
 }

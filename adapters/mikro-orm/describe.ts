@@ -3,6 +3,7 @@
  * ORM applied koa-model-api's conventions (table name, mixin columns) where they matter.
  */
 import {
+  ArrayType,
   EntityCaseNamingStrategy,
   type EntityClass,
   type EntityManager,
@@ -13,6 +14,7 @@ import {
   type MikroORM,
   MongoNamingStrategy,
   ReferenceKind,
+  Type,
   UnderscoreNamingStrategy,
 } from '@mikro-orm/core';
 import { ConfigurationError } from '../../lib/errors.js';
@@ -39,13 +41,42 @@ const MIKRO_ORM_STRATEGIES: ReadonlySet<unknown> = new Set([
   MongoNamingStrategy,
 ]);
 
-/** The column-backed properties the core serves: scalars and owning to-one relations. */
+/**
+ * The properties the core serves, as MikroORM's serializer shows them: scalars (stored, formulas,
+ * getters and other `persist: false` values), embedded values (not their flattened columns) and
+ * owning to-one relations. Collections and inverse sides are not part of a record.
+ */
 export function servedProperties(meta: EntityMetadata): EntityProperty[] {
   return meta.props.filter((prop) => {
-    if (prop.persist === false || prop.formula !== undefined || prop.embedded !== undefined) return false;
-    if (prop.kind === ReferenceKind.SCALAR) return true;
+    if (prop.embedded !== undefined) return false;
+    // A discriminator MikroORM added itself is never hydrated, so its serializer never shows it.
+    if (prop.userDefined === false && isDiscriminator(meta, prop)) return false;
+    if (prop.kind === ReferenceKind.SCALAR || prop.kind === ReferenceKind.EMBEDDED) return true;
     return prop.kind === ReferenceKind.MANY_TO_ONE || (prop.kind === ReferenceKind.ONE_TO_ONE && prop.owner);
   });
+}
+
+/** The properties stored in the entity's own table (no formulas, getters or embedded values). */
+export function storedProperties(meta: EntityMetadata): EntityProperty[] {
+  return servedProperties(meta).filter(
+    (prop) => prop.persist !== false && prop.formula === undefined && prop.kind !== ReferenceKind.EMBEDDED,
+  );
+}
+
+/** The JSON key of a property: MikroORM's `serializedName`, else its name. */
+export function jsonNameOf(prop: EntityProperty): string {
+  return prop.serializedName ?? prop.name;
+}
+
+/** Whether the property is the discriminator of a single-table inheritance hierarchy. */
+export function isDiscriminator(meta: EntityMetadata, prop: EntityProperty): boolean {
+  const column = meta.root?.discriminatorColumn ?? meta.discriminatorColumn;
+  return column !== undefined && column === prop.name;
+}
+
+/** Values the ORM computes: formulas, getters and other `persist: false` values, the discriminator. */
+export function isComputed(meta: EntityMetadata, prop: EntityProperty): boolean {
+  return prop.formula !== undefined || prop.persist === false || isDiscriminator(meta, prop);
 }
 
 /** The metadata of a model, or a ConfigurationError when the ORM does not know it as an entity. */
@@ -127,25 +158,71 @@ function relationFacts(
   };
 }
 
+/** The core kind of a scalar property, or a ConfigurationError saying what to do. */
+function scalarType(meta: EntityMetadata, prop: EntityProperty): FieldType {
+  checkJsonForm(meta, prop);
+  const mapped = fieldTypeOf(prop);
+  if (mapped !== undefined) return mapped;
+  // A value the ORM computes or keeps in memory only is shown as MikroORM serializes it.
+  if (isComputed(meta, prop)) return 'json';
+  throw new ConfigurationError(
+    `${meta.className}.${prop.name} has the type "${String(prop.type)}", which koa-model-api cannot serve as JSON; use a supported type, a custom Type, or \`persist: false\`.`,
+  );
+}
+
+/**
+ * A value written through the API arrives in its JSON form: a custom `serializer`, or a custom Type
+ * whose `toJSON` changes the value without a `fromJSON` to undo it, would be stored changed.
+ */
+function checkJsonForm(meta: EntityMetadata, prop: EntityProperty): void {
+  if (isComputed(meta, prop)) return;
+  if (prop.serializer !== undefined) {
+    throw new ConfigurationError(
+      `${meta.className}.${prop.name} has a \`serializer\`: koa-model-api cannot turn its JSON form back into the value on writes. Use a custom Type with toJSON() and fromJSON(), or make the property \`persist: false\`.`,
+    );
+  }
+  const custom = prop.customType as (Type<unknown, unknown> & { fromJSON?: unknown }) | undefined;
+  if (custom === undefined || typeof custom.fromJSON === 'function') return;
+  if (custom.toJSON !== Type.prototype.toJSON) {
+    throw new ConfigurationError(
+      `${meta.className}.${prop.name}: the custom type ${custom.constructor.name} changes the value in toJSON() but has no fromJSON() to read it back, so a value sent by a client could not be stored as meant. Add fromJSON(value) to ${custom.constructor.name}.`,
+    );
+  }
+}
+
+/** The item kind of an array property (`ArrayType`, `string[]`, `number[]`). */
+function itemTypeOf(prop: EntityProperty): FieldDescription['itemType'] {
+  const declared = `${String(prop.runtimeType ?? '')} ${String(prop.type ?? '')}`.toLowerCase();
+  return declared.includes('number[]') ? 'number' : 'string';
+}
+
+function isArrayProperty(prop: EntityProperty): boolean {
+  return prop.customType instanceof ArrayType || (prop.array === true && prop.kind === ReferenceKind.SCALAR);
+}
+
+/** The facts of one property; embedded values carry their own fields. */
 function fieldFacts(
   meta: EntityMetadata,
   prop: EntityProperty,
   initial: Record<string, unknown>,
   varcharLength: number,
 ): FieldFacts {
-  const isRelation = prop.kind !== ReferenceKind.SCALAR;
+  const isRelation = prop.kind === ReferenceKind.MANY_TO_ONE || prop.kind === ReferenceKind.ONE_TO_ONE;
+  const computed = isComputed(meta, prop);
   let type: FieldType;
   let relation: FieldDescription['relation'];
+  let nested: FieldDescription[] | undefined;
+  let itemType: FieldDescription['itemType'];
   if (isRelation) {
     ({ type, relation } = relationFacts(meta, prop));
+  } else if (prop.kind === ReferenceKind.EMBEDDED) {
+    type = 'object';
+    nested = embeddedFields(meta, prop, varcharLength);
+  } else if (isArrayProperty(prop)) {
+    type = 'array';
+    itemType = itemTypeOf(prop);
   } else {
-    const mapped = fieldTypeOf(prop);
-    if (mapped === undefined) {
-      throw new ConfigurationError(
-        `${meta.className}.${prop.name} has the type "${String(prop.type)}", which koa-model-api cannot serve as JSON; use a supported type or \`persist: false\`.`,
-      );
-    }
-    type = mapped;
+    type = scalarType(meta, prop);
   }
   const primary = meta.primaryKeys.includes(prop.name);
   const nullable = prop.nullable === true;
@@ -153,35 +230,61 @@ function fieldFacts(
   const databaseGenerated =
     prop.autoincrement === true || prop.generated !== undefined || (primary && prop.defaultRaw !== undefined);
   const generated = databaseGenerated || (primary && ormGenerated);
-  const defaultValue = staticDefault(prop, type);
+  const defaultValue = computed ? undefined : staticDefault(prop, type);
   const hasDefault =
+    computed ||
     generated ||
     ormGenerated ||
     prop.default != null ||
     prop.defaultRaw !== undefined ||
     prop.version === true;
+  const getter = prop.persist === false && prop.formula === undefined && !isDiscriminator(meta, prop);
   const field: FieldFacts = {
-    name: prop.name,
+    name: jsonNameOf(prop),
     type,
-    nullable,
+    nullable: nullable || (computed && !isDiscriminator(meta, prop)),
     required: !nullable && !hasDefault,
     hasDefault,
     unique: isUnique(meta, prop),
     hidden: prop.hidden === true,
     primary,
     generated,
-    // Generated columns and version counters belong to the database and the ORM.
-    ...(prop.generated !== undefined || prop.version === true ? { writable: false } : {}),
+    // Generated columns, version counters and computed values belong to the database and the ORM.
+    ...(prop.generated !== undefined || prop.version === true || computed ? { writable: false } : {}),
+    ...(computed ? { computed: true } : {}),
+    ...(prop.lazy === true ? { lazy: true } : {}),
+    ...(getter || type === 'object' || type === 'array' ? { queryable: false } : {}),
     ...(defaultValue === undefined ? {} : { default: defaultValue }),
     // Servers make a string without a length varchar(255); SQLite gets the same limit so that the
     // API (validation, OpenAPI) does not depend on the database.
-    ...(type === 'string' && !isRelation
+    ...(type === 'string' && !isRelation && !computed
       ? { maxLength: prop.length && prop.length > 0 ? prop.length : varcharLength }
       : {}),
     ...(type === 'enum' && prop.items !== undefined ? { enumValues: Object.freeze([...prop.items]) } : {}),
     ...(relation === undefined ? {} : { relation }),
+    ...(nested === undefined ? {} : { fields: nested }),
+    ...(itemType === undefined ? {} : { itemType }),
   };
   return field;
+}
+
+/** The fields of an embedded value, from the embeddable's own properties (JSON names, as its serializer). */
+function embeddedFields(meta: EntityMetadata, prop: EntityProperty, varcharLength: number): FieldDescription[] {
+  const target = prop.targetMeta;
+  if (prop.array === true || target === undefined || (target.polymorphs?.length ?? 0) > 0) {
+    throw new ConfigurationError(
+      `${meta.className}.${prop.name} is ${prop.array === true ? 'an array of embeddables' : 'a polymorphic embeddable'}, which koa-model-api does not serve yet; use a JSON property or a related entity.`,
+    );
+  }
+  const initial = initialValues(target);
+  return Object.keys(prop.embeddedProps ?? {})
+    .map((name) => target.properties[name as keyof typeof target.properties] as EntityProperty)
+    .filter((child) => child !== undefined)
+    .map((child) => {
+      const facts = fieldFacts(target, child, initial, varcharLength);
+      const writable = facts.writable ?? true;
+      return { ...facts, primary: false, writable } as FieldDescription;
+    });
 }
 
 /**

@@ -15,7 +15,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { type EntityMetadata, type EntityProperty, ReferenceKind } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { ApiError } from '../../lib/errors.js';
-import { servedProperties } from './describe.js';
+import { storedProperties } from './describe.js';
 import type { ModelPlan } from './plan.js';
 import type { StatementRunner } from './statements.js';
 
@@ -79,7 +79,7 @@ function initialisedColumns(meta: EntityMetadata): ReadonlySet<string> | 'unsafe
   } catch {
     return 'unsafe';
   }
-  const columns = new Set(servedProperties(meta).map((prop) => prop.name as string));
+  const columns = new Set(storedProperties(meta).map((prop) => prop.name as string));
   const found = new Set<string>();
   for (const [name, value] of Object.entries(instance)) {
     if (!columns.has(name) || value === undefined) continue;
@@ -150,7 +150,7 @@ function insertValues(plan: ModelPlan, direct: DirectWrites, values: Row): Row {
   if (!direct.initialisers) return values;
   const instance = new (plan.meta.class as new () => Row)();
   const initial: Row = {};
-  for (const prop of servedProperties(plan.meta)) {
+  for (const prop of storedProperties(plan.meta)) {
     const value = instance[prop.name];
     if (value !== undefined) initial[prop.name] = value;
   }

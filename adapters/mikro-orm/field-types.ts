@@ -19,6 +19,7 @@ import {
   TimeType,
   TinyIntType,
   type Type,
+  types,
   UuidType,
 } from '@mikro-orm/core';
 import type { FieldType } from '../../lib/types.js';
@@ -104,4 +105,12 @@ export function fieldTypeOf(prop: EntityProperty): FieldType | undefined {
   if (byName !== undefined) return byName;
   const column = (prop.columnTypes?.[0] ?? '').toLowerCase().replace(/\(.*$/, '').trim();
   return BY_TYPE_NAME[column];
+}
+
+const BUILT_IN_TYPES: ReadonlySet<unknown> = new Set(Object.values(types));
+
+/** Whether the property's type is one of MikroORM's own (exactly, not a user's subclass), or it has none. */
+export function hasBuiltInType(prop: EntityProperty): boolean {
+  const custom = prop.customType;
+  return custom === undefined || BUILT_IN_TYPES.has(custom.constructor);
 }

@@ -5,13 +5,16 @@
 import { type EntityMetadata, type EntityProperty, type Platform, raw } from '@mikro-orm/core';
 import { buildModelDescription } from '../../lib/model/describe.js';
 import type { FieldDescription, ModelClass, ModelDescription, RawRecord } from '../../lib/types.js';
-import { type AnyMikroORM, entityMetadata, modelFacts } from './describe.js';
+import { type AnyMikroORM, entityMetadata, jsonNameOf, modelFacts, servedProperties } from './describe.js';
+import { fastPathObstacle } from './fast-path.js';
 import { type Decoder, decoderFor, type Encoder, encoderFor } from './values.js';
 
 /** One served field with everything needed to read and write it. */
 export interface FieldPlan {
   readonly field: FieldDescription;
   readonly prop: EntityProperty;
+  /** For an embedded value: the plans of its fields, by JSON name. */
+  readonly nested?: ReadonlyMap<string, FieldPlan>;
   /** What to put in the query builder's select list. */
   readonly select: string | object;
   readonly decode: Decoder;
@@ -33,6 +36,8 @@ export interface ModelPlan {
   /** Whether MikroORM filters (`@Filter`, global `filters`) may apply to reads of this model. */
   readonly filtered: boolean;
   readonly dialect: Dialect;
+  /** Why the adapter's own SQL path may not serve this model (fast-path.ts), or undefined when it may. */
+  readonly fastObstacle: string | undefined;
 }
 
 /** The alias the adapter gives the root table in its queries. */
@@ -84,53 +89,83 @@ function keysetEncoderOf(prop: EntityProperty, dialect: Dialect, encode: Encoder
   return (value) => positions.get(value as string) ?? encode(value);
 }
 
+/** The plan of one field: conversions of its value, and the plans of an embedded value's fields. */
+function fieldPlanOf(field: FieldDescription, prop: EntityProperty, platform: Platform, dialect: Dialect): FieldPlan {
+  // A relation's value is the referenced key: convert it as that key's property.
+  const valueProp = prop.targetMeta?.getPrimaryProps()[0] ?? prop;
+  let nested: Map<string, FieldPlan> | undefined;
+  if (field.type === 'object' && prop.targetMeta !== undefined) {
+    const target = prop.targetMeta;
+    const byJson = new Map(Object.values(target.properties).map((child) => [jsonNameOf(child), child]));
+    nested = new Map(
+      (field.fields ?? []).map((child) => [
+        child.name,
+        fieldPlanOf(child, byJson.get(child.name) as EntityProperty, platform, dialect),
+      ]),
+    );
+  }
+  const encode = nested === undefined ? encoderFor(field.type, prop === valueProp ? prop : valueProp) : objectEncoder(nested);
+  return {
+    field,
+    prop,
+    ...(nested === undefined ? {} : { nested }),
+    select: selectOf(field, prop, dialect),
+    decode: decoderFor(field.type, valueProp, platform),
+    encode,
+    encodeKeyset: keysetEncoderOf(prop, dialect, encode),
+  };
+}
+
+/** An embedded value's JSON form (JSON names) in the form MikroORM expects (property names). */
+function objectEncoder(nested: ReadonlyMap<string, FieldPlan>): Encoder {
+  return (value) => {
+    if (value === null || value === undefined || typeof value !== 'object') return value;
+    const out: Record<string, unknown> = {};
+    for (const [name, child] of Object.entries(value as Record<string, unknown>)) {
+      const plan = nested.get(name);
+      if (plan !== undefined && child !== undefined) out[plan.prop.name] = plan.encode(child);
+    }
+    return out;
+  };
+}
+
 /** Builds the plan of a model; throws `ConfigurationError` for what the core cannot serve. */
 export function buildPlan(orm: AnyMikroORM, model: ModelClass): ModelPlan {
   const description = buildModelDescription(modelFacts(orm, model));
   const meta = entityMetadata(orm, model);
   const platform = orm.em.getPlatform();
   const dialect = dialectOf(platform);
-  const fields = description.fields.map((field): FieldPlan => {
-    const prop = meta.properties[field.name as keyof typeof meta.properties] as EntityProperty;
-    // A relation's value is the referenced key: convert it as that key's property.
-    const valueProp = prop.targetMeta?.getPrimaryProps()[0] ?? prop;
-    const encode = encoderFor(field.type, valueProp);
-    return {
-      field,
-      prop,
-      select: selectOf(field, prop, dialect),
-      decode: decoderFor(field.type, valueProp, platform),
-      encode,
-      encodeKeyset: keysetEncoderOf(prop, dialect, encode),
-    };
-  });
+  const byJson = new Map(servedProperties(meta).map((prop) => [jsonNameOf(prop), prop]));
+  const fields = description.fields.map((field) =>
+    fieldPlanOf(field, byJson.get(field.name) as EntityProperty, platform, dialect),
+  );
   const byName = new Map(fields.map((plan) => [plan.field.name, plan]));
+  const filtered =
+    Object.keys(meta.filters).length > 0 || Object.keys(orm.config.get('filters')).length > 0;
+  const partial = { description, meta, entity: model, fields, byName, dialect, filtered };
   return {
-    description,
-    meta,
-    entity: model,
-    fields,
-    byName,
+    ...partial,
     primary: byName.get(description.primaryKey) as FieldPlan,
     select: fields.map((plan) => plan.select),
-    dialect,
-    filtered: Object.keys(meta.filters).length > 0 || Object.keys(orm.config.get('filters')).length > 0,
+    fastObstacle: fastPathObstacle(orm, partial),
   };
 }
 
 /** A row mapped by MikroORM (property names) in its record form. */
 export function decodeRow(plan: ModelPlan, row: Record<string, unknown>): RawRecord {
   const record: RawRecord = {};
-  for (const field of plan.fields) record[field.field.name] = field.decode(row[field.field.name]);
+  for (const field of plan.fields) record[field.field.name] = field.decode(row[field.prop.name]);
   return record;
 }
 
-/** Validated JSON data in the form MikroORM expects (unknown keys are dropped). */
+/** Validated JSON data (JSON names) in the form MikroORM expects (property names; unknown keys are dropped). */
 export function encodeData(plan: ModelPlan, data: Readonly<RawRecord>): Record<string, unknown> {
   const encoded: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(data)) {
     const field = plan.byName.get(name);
-    if (field !== undefined && value !== undefined) encoded[name] = field.encode(value);
+    // Computed values (formulas, getters, the inheritance discriminator) belong to the ORM.
+    if (field !== undefined && value !== undefined && field.field.computed !== true)
+      encoded[field.prop.name] = field.encode(value);
   }
   return encoded;
 }

@@ -5,6 +5,36 @@ import { type FieldPlan, type ModelPlan, ROOT_ALIAS } from './plan.js';
 
 type Condition = Record<string | symbol, unknown>;
 
+/** The plans along a field path of JSON names (`address.city`), outermost first. */
+export function fieldPath(plan: ModelPlan, path: string): FieldPlan[] {
+  const names = path.split('.');
+  const chain: FieldPlan[] = [];
+  let fields: ReadonlyMap<string, FieldPlan> | undefined = plan.byName;
+  for (const name of names) {
+    const field: FieldPlan | undefined = fields?.get(name);
+    if (field === undefined) throw new Error(`Unknown field ${path}`);
+    chain.push(field);
+    fields = field.nested;
+  }
+  return chain;
+}
+
+/** `{ a: { b: value } }` for the property names along a path. */
+function nestedCondition(chain: readonly FieldPlan[], value: unknown): Condition {
+  let condition: unknown = value;
+  for (let i = chain.length - 1; i >= 0; i--) condition = { [(chain[i] as FieldPlan).prop.name]: condition };
+  return condition as Condition;
+}
+
+/** The column of a path stored in the entity's own table: a field, or a field of an inline embedded value. */
+function columnOf(chain: readonly FieldPlan[]): string | undefined {
+  const [first, second] = chain;
+  if (first === undefined) return undefined;
+  if (chain.length === 1) return first.prop.fieldNames?.[0];
+  if (chain.length !== 2 || second === undefined || first.prop.object === true) return undefined;
+  return first.prop.embeddedProps?.[second.prop.name]?.fieldNames?.[0];
+}
+
 /** An SQL LIKE pattern (`%`, `_`) as a GLOB pattern (`*`, `?`), the case-sensitive match of SQLite. */
 export function likeToGlob(pattern: string): string {
   return pattern
@@ -17,21 +47,23 @@ export function likeToGlob(pattern: string): string {
  * `$like` is case-sensitive on every database, as in PostgreSQL: SQLite's LIKE ignores ASCII case
  * (GLOB does not), and MySQL/MariaDB compare with the column's usually case-insensitive collation.
  */
-function likeCondition(plan: ModelPlan, field: FieldPlan, pattern: string): Condition {
-  const column = `${ROOT_ALIAS}.${field.prop.fieldNames[0]}`;
+function likeCondition(plan: ModelPlan, chain: readonly FieldPlan[], pattern: string): Condition {
+  const stored = columnOf(chain);
+  // A value inside a JSON column is matched by MikroORM's own `$like`.
+  if (stored === undefined) return nestedCondition(chain, { $like: pattern });
+  // The alias comes from MikroORM: a count query aliases the root table otherwise than a select.
+  const quoted = plan.dialect === 'mysql' ? `\`${stored}\`` : `"${stored}"`;
   switch (plan.dialect) {
     case 'sqlite':
-      return { [raw('?? glob ?', [column, likeToGlob(pattern)])]: [] };
+      return { [raw((alias: string) => `${alias}.${quoted} glob ?`, [likeToGlob(pattern)])]: [] };
     case 'mysql':
-      return { [raw('?? like ? collate utf8mb4_bin', [column, pattern])]: [] };
+      return { [raw((alias: string) => `${alias}.${quoted} like ? collate utf8mb4_bin`, [pattern])]: [] };
     default:
-      return { [field.field.name]: { $like: pattern } };
+      return nestedCondition(chain, { $like: pattern });
   }
 }
 
-function valueCondition(plan: ModelPlan, condition: FilterCondition): unknown {
-  const field = plan.byName.get(condition.field);
-  if (field === undefined) throw new Error(`Unknown filter field ${condition.field}`);
+function valueCondition(field: FieldPlan, condition: FilterCondition): unknown {
   const encode = (value: unknown) => field.encode(value);
   const { op, value } = condition;
   switch (op) {
@@ -54,10 +86,9 @@ function valueCondition(plan: ModelPlan, condition: FilterCondition): unknown {
 /** The MikroORM `where` of the query's filters (all must hold). */
 export function whereOf(plan: ModelPlan, filters: ListQuery['filters']): Condition {
   const conditions = filters.map((condition): Condition => {
-    const field = plan.byName.get(condition.field);
-    if (condition.op === '$like' && field !== undefined)
-      return likeCondition(plan, field, String(condition.value));
-    return { [condition.field]: valueCondition(plan, condition) };
+    const chain = fieldPath(plan, condition.field);
+    if (condition.op === '$like') return likeCondition(plan, chain, String(condition.value));
+    return nestedCondition(chain, valueCondition(chain[chain.length - 1] as FieldPlan, condition));
   });
   if (conditions.length === 0) return {};
   if (conditions.length === 1) return conditions[0] as Condition;
@@ -65,11 +96,17 @@ export function whereOf(plan: ModelPlan, filters: ListQuery['filters']): Conditi
   return { $and: conditions };
 }
 
+function propertyOf(plan: ModelPlan, field: string): string {
+  const found = plan.byName.get(field);
+  if (found === undefined) throw new Error(`Unknown sort field ${field}`);
+  return found.prop.name;
+}
+
 /** The MikroORM `orderBy`, ending with the primary key so that pages never overlap. */
 export function orderByOf(plan: ModelPlan, sort: ListQuery['sort']): Record<string, 'asc' | 'desc'>[] {
-  const order = sort.map((key) => ({ [key.field]: key.direction }));
+  const order = sort.map((key) => ({ [propertyOf(plan, key.field)]: key.direction }));
   const primaryKey = plan.description.primaryKey;
-  if (!sort.some((key) => key.field === primaryKey)) order.push({ [primaryKey]: 'asc' });
+  if (!sort.some((key) => key.field === primaryKey)) order.push({ [plan.primary.prop.name]: 'asc' });
   return order;
 }
 
@@ -84,7 +121,7 @@ export function keysetOf(plan: ModelPlan, sort: ListQuery['sort'], after: readon
   const keys = sort.map((key, index) => {
     const field = plan.byName.get(key.field);
     if (field === undefined) throw new Error(`Unknown sort field ${key.field}`);
-    return { name: key.field, asc: key.direction === 'asc', value: field.encodeKeyset(after[index]) };
+    return { name: field.prop.name, asc: key.direction === 'asc', value: field.encodeKeyset(after[index]) };
   });
   const last = keys[keys.length - 1];
   if (last === undefined) return {};

@@ -8,6 +8,7 @@
  */
 import { BigIntType, DecimalType, type EntityProperty, type Platform } from '@mikro-orm/core';
 import type { FieldType } from '../../lib/types.js';
+import { hasBuiltInType } from './field-types.js';
 
 /** Turns one column value (after MikroORM's column→property mapping) into its record form. */
 export type Decoder = (value: unknown) => unknown;
@@ -89,8 +90,20 @@ function toTimeValue(value: unknown): unknown {
   return match ? `${match[1]}${match[2] ?? ':00'}` : value;
 }
 
+/** A user's custom type that reads its JSON form back (`fromJSON`), as MikroORM's own BigIntType does. */
+interface JsonReadingType {
+  fromJSON(value: unknown): unknown;
+}
+
+function readsJson(custom: unknown): custom is JsonReadingType {
+  return typeof (custom as Partial<JsonReadingType> | undefined)?.fromJSON === 'function';
+}
+
 /** The MikroORM value for a validated JSON value of the given field type. */
 export function encoderFor(type: FieldType, prop: EntityProperty): Encoder {
+  const custom = prop.customType;
+  if (!hasBuiltInType(prop) && readsJson(custom))
+    return (value) => (value === null || value === undefined ? value : custom.fromJSON(value));
   const encode = ((): Encoder => {
     switch (type) {
       case 'datetime':

@@ -1,0 +1,73 @@
+/**
+ * How the adapter turns what MikroORM and its drivers throw into the core's errors, the same way
+ * on the plain path and the fast path: a key the column cannot hold identifies no row, MikroORM's
+ * own validation is a 422, database errors go through errors.ts.
+ */
+import { DriverException, ValidationError } from '@mikro-orm/core';
+import { ApiError } from '../../lib/errors.js';
+import type { AnyMikroORM } from './describe.js';
+import { isConnectionError, toApiError } from './errors.js';
+import type { ModelPlan } from './plan.js';
+
+/** Whether a key (or a filter value) the column cannot hold made the statement fail (a malformed UUID on PostgreSQL). */
+export function isMalformedKey(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '22P02' || code === '22003' || code === '22007' || code === '22008';
+}
+
+/** Maps failures of one adapter's MikroORM instance to `ApiError`s. */
+export class AdapterFailures {
+  readonly #orm: AnyMikroORM;
+
+  constructor(orm: AnyMikroORM) {
+    this.#orm = orm;
+  }
+
+  /** The error of a failed read. */
+  read(error: unknown, plan: ModelPlan): unknown {
+    return toApiError(this.driverError(error), { meta: plan.meta, operation: 'read' });
+  }
+
+  /** The error of a failed delete. */
+  remove(error: unknown, plan: ModelPlan): unknown {
+    return toApiError(this.driverError(error), { meta: plan.meta, operation: 'delete' });
+  }
+
+  /** The error of a failed insert or update of these (property-named) values. */
+  write(error: unknown, plan: ModelPlan, values: Record<string, unknown>): unknown {
+    // MikroORM checks required properties and value types itself, before any SQL runs.
+    if (error instanceof ValidationError) {
+      const required = /^Value for \w+\.(\w+) is required/.exec(error.message);
+      const prop = required?.[1];
+      if (prop !== undefined) {
+        const name = plan.meta.properties[prop as never] === undefined ? prop : jsonName(plan, prop);
+        return ApiError.validation([{ path: name, message: 'A value is required.' }]);
+      }
+      return ApiError.validation([], 'A value cannot be stored in its column.');
+    }
+    return toApiError(this.driverError(error), { meta: plan.meta, operation: 'write', values });
+  }
+
+  /**
+   * Query builder executions hand back the driver's own errors (SqliteError, pg's DatabaseError…);
+   * MikroORM's converter turns them into its typed exceptions, as its EntityManager paths do.
+   */
+  driverError(error: unknown): unknown {
+    if (
+      error instanceof ApiError ||
+      error instanceof DriverException ||
+      error instanceof ValidationError ||
+      !(error instanceof Error)
+    )
+      return error;
+    if (isConnectionError(error)) return error;
+    const { code, errno, sqlState } = error as { code?: unknown; errno?: unknown; sqlState?: unknown };
+    if (code === undefined && errno === undefined && sqlState === undefined) return error;
+    return this.#orm.em.getDriver().convertException(error);
+  }
+}
+
+function jsonName(plan: ModelPlan, prop: string): string {
+  for (const field of plan.fields) if (field.prop.name === prop) return field.field.name;
+  return prop;
+}

@@ -1,0 +1,118 @@
+/**
+ * Which models the adapter's own SQL path may serve. MikroORM's behaviour is the reference: reads
+ * through `em.find` and its serializer, writes through the unit of work (plain-mode.ts). The fast
+ * path (plain rows through prepared statements, single-statement writes) is an optimisation that
+ * the differential suite (spec/adapters/mikro-orm/fidelity) proves equal to the plain path for
+ * exactly the shapes accepted here; every other model is served plainly.
+ *
+ * It also checks once, at start, the MikroORM internals the fast path leans on (none of them is
+ * documented API): when one is missing or has changed shape, the adapter warns once and serves
+ * everything plainly, so an upgrade of MikroORM may cost speed, never correctness.
+ */
+import {
+  BigIntType,
+  DecimalType,
+  type EntityMetadata,
+  type EntityProperty,
+  JsonType,
+  ReferenceKind,
+} from '@mikro-orm/core';
+import type { ModelDescription } from '../../lib/types.js';
+import { type AnyMikroORM, isComputed } from './describe.js';
+import { hasBuiltInType } from './field-types.js';
+import type { Dialect } from './plan.js';
+
+/** What the obstacle check reads of a plan under construction. */
+export interface FastPathCandidate {
+  readonly description: ModelDescription;
+  readonly meta: EntityMetadata;
+  readonly dialect: Dialect;
+  readonly filtered: boolean;
+}
+
+/** Why one property keeps its model off the fast path, or undefined when the fast path reads it as MikroORM does. */
+function propertyObstacle(meta: EntityMetadata, prop: EntityProperty): string | undefined {
+  const name = `${meta.className}.${prop.name}`;
+  if (prop.kind === ReferenceKind.EMBEDDED || prop.embedded !== undefined) return `${name} is embedded`;
+  if (isComputed(meta, prop)) return `${name} is computed (formula, getter or discriminator)`;
+  if (prop.serializedName !== undefined) return `${name} has a serializedName`;
+  if (prop.serializer !== undefined) return `${name} has a serializer`;
+  if (prop.lazy === true) return `${name} is lazy`;
+  if (prop.array === true) return `${name} is an array`;
+  if (prop.kind !== ReferenceKind.SCALAR) {
+    // A relation is read as its key: the key's own type decides.
+    const key = prop.targetMeta?.getPrimaryProps()[0];
+    return key === undefined ? `${name} has no single key` : keyObstacle(name, key);
+  }
+  if (!hasBuiltInType(prop)) return `${name} has a custom type`;
+  const custom = prop.customType;
+  if (custom instanceof BigIntType && custom.mode === 'number') return `${name} is a bigint in number mode`;
+  if (custom instanceof DecimalType && custom.mode === 'number') return `${name} is a decimal in number mode`;
+  if (custom !== undefined && custom.constructor.name === 'ArrayType') return `${name} is an array`;
+  if (prop.runtimeType === 'number' && (custom instanceof DecimalType || custom instanceof BigIntType))
+    return `${name} is read as a number`;
+  return undefined;
+}
+
+function keyObstacle(name: string, key: EntityProperty): string | undefined {
+  if (!hasBuiltInType(key)) return `${name} references a key of a custom type`;
+  if (key.customType instanceof JsonType) return `${name} references a JSON key`;
+  return undefined;
+}
+
+/** Why the model must be served plainly, or undefined when the fast path is proved for its shape. */
+export function fastPathObstacle(orm: AnyMikroORM, plan: FastPathCandidate): string | undefined {
+  const { meta } = plan;
+  if (plan.dialect === 'other') return 'the database is not SQLite, PostgreSQL or MySQL/MariaDB';
+  if (plan.filtered) return 'MikroORM filters apply';
+  if (meta.root !== meta || meta.discriminatorColumn !== undefined || meta.discriminatorValue !== undefined)
+    return 'inheritance';
+  if ((meta.inheritanceType ?? undefined) !== undefined && meta.inheritanceType !== 'sti')
+    return 'inheritance';
+  if (meta.serializedPrimaryKey !== undefined) return 'a serialized primary key';
+  const serialization = orm.config.get('serialization') as { forceObject?: boolean } | undefined;
+  if (serialization?.forceObject === true) return 'serialization.forceObject';
+  for (const prop of meta.props) {
+    if (prop.kind === ReferenceKind.ONE_TO_MANY || prop.kind === ReferenceKind.MANY_TO_MANY) continue;
+    if (prop.kind === ReferenceKind.ONE_TO_ONE && !prop.owner) continue;
+    const obstacle = propertyObstacle(meta, prop);
+    if (obstacle !== undefined) return obstacle;
+  }
+  return undefined;
+}
+
+type Check = readonly [string, (orm: AnyMikroORM) => boolean];
+
+function isFunction(value: unknown): boolean {
+  return typeof value === 'function';
+}
+
+// Every MikroORM internal the fast path calls (statements.ts, lookup.ts, direct-writes.ts…).
+const INTERNALS: readonly Check[] = [
+  // Present before the connection opens; what they return is checked where they are used (statements.ts).
+  ['Connection.getClient', (orm) => isFunction((orm.em.getConnection() as unknown as { getClient?: unknown }).getClient)],
+  ['Connection.getNativeClient', (orm) => isFunction((orm.em.getConnection() as unknown as { getNativeClient?: unknown }).getNativeClient)],
+  ['Connection.execute', (orm) => isFunction(orm.em.getConnection().execute)],
+  ['Driver.mapResult', (orm) => isFunction(orm.em.getDriver().mapResult)],
+  ['Driver.convertException', (orm) => isFunction(orm.em.getDriver().convertException)],
+  ['EntityManager.createQueryBuilder', (orm) => isFunction((orm.em as unknown as { createQueryBuilder?: unknown }).createQueryBuilder)],
+  ['Platform.usesReturningStatement', (orm) => isFunction(orm.em.getPlatform().usesReturningStatement)],
+  ['EntityManager.getEventManager().getSubscribers', (orm) => isFunction(orm.em.getEventManager().getSubscribers)],
+];
+
+/**
+ * The first MikroORM internal the fast path needs that this MikroORM lacks, or undefined when all
+ * are there. Checked once per adapter.
+ */
+export function missingInternal(orm: AnyMikroORM): string | undefined {
+  for (const [name, present] of INTERNALS) {
+    let ok = false;
+    try {
+      ok = present(orm);
+    } catch {
+      ok = false;
+    }
+    if (!ok) return name;
+  }
+  return undefined;
+}

@@ -1,0 +1,234 @@
+/**
+ * The plain path: every operation through MikroORM's public API — `em.find`, `em.findOne` and
+ * `em.count` for reads, `em.create`/`em.assign`/`flush`/`em.remove` for writes, and the entity's
+ * `toObject()` for the JSON form. Whatever MikroORM does with an entity (custom types, embedded
+ * values, inheritance, filters, formulas, getters, `serializedName`, `lazy`, hooks, subscribers)
+ * happens here as in any MikroORM application. It is complete on its own; the fast path is an
+ * optimisation that must give the same answers (fast-path.ts).
+ */
+import { type EntityManager, type EntityProperty, ReferenceKind, type Type, wrap } from '@mikro-orm/core';
+import { ApiError } from '../../lib/errors.js';
+import type { ListQuery, ListResult, RawRecord } from '../../lib/types.js';
+import type { AnyMikroORM } from './describe.js';
+import { type AdapterFailures, isMalformedKey } from './failures.js';
+import { hasBuiltInType } from './field-types.js';
+import type { FieldPlan, ModelPlan } from './plan.js';
+import { listWhereOf, orderByOf } from './query.js';
+import { markWritten, readConnectionType } from './session-state.js';
+
+type Row = Record<string, unknown>;
+// biome-ignore lint/suspicious/noExplicitAny: internal bridge to MikroORM's generic signatures
+type AnyEntity = any;
+
+/** The operations of the plain path, for one adapter's MikroORM instance. */
+export class PlainPath {
+  readonly #orm: AnyMikroORM;
+  readonly #failures: AdapterFailures;
+
+  constructor(orm: AnyMikroORM, failures: AdapterFailures) {
+    this.#orm = orm;
+    this.#failures = failures;
+  }
+
+  /** A page of records and, when asked, the number of rows the filters match. */
+  async list(session: EntityManager, plan: ModelPlan, query: ListQuery): Promise<ListResult> {
+    const connectionType = readConnectionType(session);
+    try {
+      const where = listWhereOf(plan, query);
+      const populate = lazyNamed(plan, query.fields);
+      const rows =
+        query.limit > 0
+          ? session.find(plan.entity as AnyEntity, where as AnyEntity, {
+              orderBy: orderByOf(plan, query.sort) as AnyEntity,
+              limit: query.limit,
+              offset: query.offset,
+              ...(populate.length > 0 ? { populate: populate as AnyEntity } : {}),
+              ...(connectionType === undefined ? {} : { connectionType }),
+            })
+          : Promise.resolve([]);
+      const total = query.withTotal
+        ? session.count(
+            plan.entity as AnyEntity,
+            listWhereOf(plan, { ...query, after: undefined } as ListQuery) as AnyEntity,
+            connectionType === undefined ? {} : { connectionType },
+          )
+        : Promise.resolve(undefined);
+      const [entities, count] = await Promise.all([rows, total]);
+      const records = (entities as object[]).map((entity) => this.record(plan, entity));
+      return count === undefined ? { rows: records } : { rows: records, total: count };
+    } catch (error) {
+      if (isMalformedKey(error)) throw ApiError.invalidQuery('A filter value does not fit its column.');
+      throw this.#failures.read(error, plan);
+    }
+  }
+
+  /** The record whose property (by JSON field) equals the value, as MikroORM finds it, or undefined. */
+  async findOne(
+    session: EntityManager,
+    plan: ModelPlan,
+    field: FieldPlan,
+    value: unknown,
+  ): Promise<RawRecord | undefined> {
+    const entity = await this.#load(session, plan, { [field.prop.name]: value }, readConnectionType(session));
+    return entity === undefined ? undefined : this.record(plan, entity);
+  }
+
+  /** Inserts through the unit of work; the stored record, read back from the primary. */
+  async create(session: EntityManager, plan: ModelPlan, values: Row): Promise<RawRecord> {
+    this.#checkCustomValues(plan, values);
+    let id: unknown;
+    try {
+      const entity = session.create(plan.entity as AnyEntity, values as AnyEntity) as object;
+      await session.persist(entity).flush();
+      markWritten(session);
+      id = wrap(entity, true).getPrimaryKey();
+    } catch (error) {
+      session.clear();
+      throw this.#failures.write(error, plan, values);
+    }
+    return this.#readBack(session, plan, id);
+  }
+
+  /** Changes the given properties through the unit of work; undefined when no row has the key. */
+  async update(
+    session: EntityManager,
+    plan: ModelPlan,
+    key: Row,
+    values: Row,
+  ): Promise<RawRecord | undefined> {
+    this.#checkCustomValues(plan, values);
+    const entity = await this.#load(session, plan, key, 'write');
+    if (entity === undefined) return undefined;
+    if (Object.keys(values).length > 0) {
+      try {
+        assignValues(session, plan, entity, values);
+        await session.flush();
+        markWritten(session);
+      } catch (error) {
+        session.clear();
+        throw this.#failures.write(error, plan, values);
+      }
+    }
+    return this.#readBack(session, plan, wrap(entity, true).getPrimaryKey());
+  }
+
+  /** Removes through the unit of work; false when no row has the key. */
+  async delete(session: EntityManager, plan: ModelPlan, key: Row): Promise<boolean> {
+    const entity = await this.#load(session, plan, key, 'write');
+    if (entity === undefined) return false;
+    try {
+      await session.remove(entity).flush();
+      markWritten(session);
+      return true;
+    } catch (error) {
+      session.clear();
+      throw this.#failures.remove(error, plan);
+    }
+  }
+
+  /**
+   * The record of an entity: MikroORM's own JSON form (`toObject()`: serialized names, custom
+   * types' `toJSON`, embedded values, formulas, getters; relations as keys), plus the hidden fields,
+   * which the core needs (a password hash for login) and never sends.
+   */
+  record(plan: ModelPlan, entity: object): RawRecord {
+    const record = wrap(entity, true).toObject() as RawRecord;
+    for (const field of plan.fields) {
+      if (!field.field.hidden) continue;
+      record[field.field.name] = hiddenValue(field.prop, entity, this.#orm);
+    }
+    return record;
+  }
+
+  /**
+   * The row just written, read again from the primary with filters off: a create or update whose
+   * row a default filter hides (a soft-delete flag) still answers with what it stored.
+   */
+  async #readBack(session: EntityManager, plan: ModelPlan, id: unknown): Promise<RawRecord> {
+    let entity: object | null;
+    try {
+      entity = (await session.findOne(plan.entity as AnyEntity, id as AnyEntity, {
+        filters: false,
+        refresh: true,
+        connectionType: 'write',
+      })) as object | null;
+    } catch (error) {
+      throw this.#failures.read(error, plan);
+    }
+    if (entity === null)
+      throw ApiError.internal(new Error(`${plan.description.name} ${String(id)} vanished after a write.`));
+    return this.record(plan, entity);
+  }
+
+  async #load(
+    session: EntityManager,
+    plan: ModelPlan,
+    where: Row,
+    connectionType: 'read' | 'write' | undefined,
+  ): Promise<object | undefined> {
+    try {
+      const entity = (await session.findOne(
+        plan.entity as AnyEntity,
+        where as AnyEntity,
+        connectionType === undefined ? {} : { connectionType },
+      )) as object | null;
+      return entity ?? undefined;
+    } catch (error) {
+      if (isMalformedKey(error)) return undefined;
+      throw this.#failures.read(error, plan);
+    }
+  }
+
+  /**
+   * A user's custom type converts the value only at flush, where a failure would be a 500: try
+   * the conversion first, so a value the type cannot store is a 422 naming the field.
+   */
+  #checkCustomValues(plan: ModelPlan, values: Row): void {
+    const platform = this.#orm.em.getPlatform();
+    for (const field of plan.fields) {
+      const custom = field.prop.customType as Type<unknown, unknown> | undefined;
+      const value = values[field.prop.name];
+      if (custom === undefined || value === undefined || value === null || hasBuiltInType(field.prop)) continue;
+      try {
+        custom.convertToDatabaseValue(value, platform);
+      } catch {
+        throw ApiError.validation([
+          { path: field.field.name, message: 'The value cannot be stored in this field.' },
+        ]);
+      }
+    }
+  }
+}
+
+/**
+ * `em.assign`, except for properties of a user's custom type: assign judges a value by the type's
+ * runtime type (a Point type reports 'string') and refuses an object, so those are set on the
+ * entity as application code would (`thing.location = { x, y }`); the unit of work converts them.
+ */
+function assignValues(session: EntityManager, plan: ModelPlan, entity: object, values: Row): void {
+  const assigned: Row = {};
+  for (const [name, value] of Object.entries(values)) {
+    const prop = plan.meta.properties[name as never] as EntityProperty | undefined;
+    if (prop !== undefined && !hasBuiltInType(prop)) (entity as Row)[name] = value;
+    else assigned[name] = value;
+  }
+  if (Object.keys(assigned).length > 0)
+    session.assign(entity as AnyEntity, assigned as AnyEntity, { updateNestedEntities: false });
+}
+
+/** The property names of the lazy fields a `fields=` selection names. */
+function lazyNamed(plan: ModelPlan, fields: readonly string[] | undefined): string[] {
+  if (fields === undefined) return [];
+  const named = new Set(fields);
+  return plan.fields.filter((field) => field.field.lazy === true && named.has(field.field.name)).map((field) => field.prop.name);
+}
+
+/** A hidden property's value in the form `toObject()` would give it if it were visible. */
+function hiddenValue(prop: EntityProperty, entity: object, orm: AnyMikroORM): unknown {
+  const value = (entity as Row)[prop.name];
+  if (value === undefined || value === null) return null;
+  if (prop.kind === ReferenceKind.MANY_TO_ONE || prop.kind === ReferenceKind.ONE_TO_ONE)
+    return wrap(value as object, true).getPrimaryKey();
+  const custom = prop.customType;
+  return custom === undefined ? value : custom.toJSON(value, orm.em.getPlatform());
+}
