@@ -1,11 +1,22 @@
 /**
  * Builds the frozen `ModelDescription` from what an adapter read off its ORM, applying the core's
- * rules (table naming, write protection) so that every adapter gives the same result.
+ * rules (table naming, write protection, which fields a query may name) so that every adapter
+ * gives the same result.
  */
 import { ConfigurationError } from '../errors.js';
 import type { FieldDescription, ModelClass, ModelDescription } from '../types.js';
 import { explicitTableName, protectedFieldsOf } from './framework-model.js';
 import { defaultTableName } from './table-name.js';
+
+/** One field as an adapter sees it; `writable` and `primary` are derived here and may be omitted. */
+export type FieldFacts = Omit<FieldDescription, 'writable' | 'primary' | 'fields'> & {
+  /** `false` makes the field read-only; `true` (the default) cannot lift the core's rules. */
+  readonly writable?: boolean;
+  /** Ignored: the primary key is the one `ModelFacts.primaryKeys` names. */
+  readonly primary?: boolean;
+  /** For an `object` field: its own fields, by JSON name (nested objects allowed). */
+  readonly fields?: readonly FieldFacts[];
+};
 
 /** What an adapter knows of a model before the core's rules are applied. */
 export interface ModelFacts {
@@ -17,16 +28,79 @@ export interface ModelFacts {
   readonly table?: string;
   /** Primary key property names; more than one is refused. */
   readonly primaryKeys: readonly string[];
-  /** Fields as the ORM sees them; `writable` is derived here and may be omitted. */
-  readonly fields: readonly (Omit<FieldDescription, 'writable'> & {
-    /** `false` makes the field read-only; `true` (the default) cannot lift the core's rules. */
-    readonly writable?: boolean;
-  })[];
+  /** Fields as the ORM sees them. */
+  readonly fields: readonly FieldFacts[];
 }
 
 /** The table name of a model: `__tablename__` wins, then the ORM's explicit name, then the rule. */
 export function tableNameOf(model: ModelClass, name: string, ormTable?: string): string {
   return explicitTableName(model) ?? ormTable ?? defaultTableName(name);
+}
+
+/** Refuses shapes the rest of the core cannot serve, naming the property (`Model.address.city`). */
+function checkShape(field: FieldFacts, where: string): void {
+  if (field.type === 'object') {
+    if (field.fields === undefined || field.fields.length === 0) {
+      throw new ConfigurationError(
+        `${where}: an object field needs its nested fields; the adapter gave none.`,
+      );
+    }
+    const names = new Set<string>();
+    for (const nested of field.fields) {
+      // A dot would make the filter path `a.b.c` ambiguous.
+      if (nested.name === '' || nested.name.includes('.')) {
+        throw new ConfigurationError(
+          `${where}: nested field name "${nested.name}" is empty or contains a dot.`,
+        );
+      }
+      if (names.has(nested.name))
+        throw new ConfigurationError(`${where}: nested field "${nested.name}" is given twice.`);
+      names.add(nested.name);
+    }
+  } else if (field.fields !== undefined) {
+    throw new ConfigurationError(
+      `${where}: only an object field has nested fields (this one is ${field.type}).`,
+    );
+  }
+  if (field.type === 'array' && field.itemType === undefined) {
+    throw new ConfigurationError(`${where}: an array field needs its item type (string, integer or number).`);
+  }
+  if (field.type !== 'array' && field.itemType !== undefined) {
+    throw new ConfigurationError(
+      `${where}: only an array field has an item type (this one is ${field.type}).`,
+    );
+  }
+}
+
+/**
+ * One field with the core's rules applied, frozen with its nested fields. A computed field is
+ * never written nor required; an object or array is never named by a filter or sort itself (an
+ * object's scalar fields are, by dotted path).
+ */
+function finishField(
+  field: FieldFacts,
+  where: string,
+  primary: boolean,
+  writable: boolean,
+): FieldDescription {
+  checkShape(field, where);
+  const computed = field.computed === true;
+  const { fields: nested, ...rest } = field;
+  const result: FieldDescription = {
+    ...rest,
+    primary,
+    writable: writable && !computed && (field.writable ?? true),
+    required: field.required && !computed,
+    ...(field.type === 'object' || field.type === 'array' ? { queryable: false } : {}),
+    ...(nested === undefined
+      ? {}
+      : {
+          fields: Object.freeze(
+            nested.map((inner) => finishField(inner, `${where}.${inner.name}`, false, true)),
+          ),
+        }),
+  };
+  return Object.freeze(result);
 }
 
 /**
@@ -45,14 +119,17 @@ export function buildModelDescription(facts: ModelFacts): ModelDescription {
   const protectedFields = protectedFieldsOf(facts.model);
   const fields = facts.fields.map((field): FieldDescription => {
     const isKey = field.name === primaryKey;
-    const writable =
-      !protectedFields.has(field.name) &&
-      (field.writable ?? true) &&
-      (!isKey || (!field.generated && !field.hasDefault));
-    return Object.freeze({ ...field, primary: isKey, writable });
+    const writable = !protectedFields.has(field.name) && (!isKey || (!field.generated && !field.hasDefault));
+    return finishField(field, `${facts.name}.${field.name}`, isKey, writable);
   });
-  if (!fields.some((field) => field.name === primaryKey)) {
+  const key = fields.find((field) => field.name === primaryKey);
+  if (key === undefined) {
     throw new ConfigurationError(`Model ${facts.name}: primary key ${primaryKey} is not among its fields.`);
+  }
+  if (key.type === 'object' || key.type === 'array') {
+    throw new ConfigurationError(
+      `Model ${facts.name}: primary key ${primaryKey} is ${article(key.type)} ${key.type}; a key must be a scalar value.`,
+    );
   }
   const table = tableNameOf(facts.model, facts.name, facts.table);
   return Object.freeze({
@@ -64,4 +141,9 @@ export function buildModelDescription(facts: ModelFacts): ModelDescription {
     fieldsByName: new Map(fields.map((field) => [field.name, field])),
     model: facts.model,
   });
+}
+
+/** `an` before `object` and `array`, the only kinds the key check names. */
+function article(word: string): string {
+  return /^[aeiou]/.test(word) ? 'an' : 'a';
 }

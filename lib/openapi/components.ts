@@ -220,7 +220,7 @@ export const AFTER_PARAMETER = {
     'Keyset paging: an opaque cursor from the `after` of a `Link: rel="next"` header; the page starts after ' +
     'the record it was made from. An empty value starts a keyset walk at the first record. A cursor works ' +
     'only with the `sort` and filtered fields it was made for, not with `offset`, and not when a sort key ' +
-    'is nullable (400 otherwise). Deep pages cost as little as the first one.',
+    'is nullable or lazy (400 otherwise). Deep pages cost as little as the first one.',
   schema: { type: 'string', maxLength: 4096, pattern: '^([A-Za-z0-9_-]+\\.[0-9a-z]+)?$' },
 } as const;
 
@@ -238,7 +238,8 @@ export const COUNT_PARAMETER = {
 export const FILTER_OPERATORS_SCHEMA: JsonSchema = {
   type: 'object',
   description:
-    'Operators of one filtered field: `filter[field][$op]=value`. Values are converted to the type of the field.',
+    'Operators of one filtered field: `filter[field][$op]=value`, where `field` may be the dotted path of a field ' +
+    'inside an embedded object (`address.city`). Values are converted to the type of the field.',
   properties: {
     $eq: { type: 'string', description: 'Equal (`filter[field]=value` is the same).' },
     $ne: { type: 'string', description: 'Not equal.' },

@@ -2,6 +2,7 @@
  * The OpenAPI path items of one `CrudRouter`: list and create on `/{resource}`, read, update,
  * patch and delete on `/{resource}/{id}`, each with the security and error responses it really has.
  */
+import { filterablePaths, selectableFields, sortableFields } from '../query/field-paths.js';
 import type { JsonSchema } from '../schema/json-schema.js';
 import { createSchema, fieldValueSchema, readSchema, updateSchema } from '../schema/model-schemas.js';
 import type { CrudMethod, ModelDescription, Policy } from '../types.js';
@@ -50,15 +51,19 @@ export function itemPath(doc: CrudRoutesDoc): string {
   return `${collectionPath(doc)}/{id}`;
 }
 
-/** Readable field names: the only ones a list may filter, sort or select. */
-function readableFields(model: ModelDescription): string[] {
-  return model.fields.filter((field) => !field.hidden).map((field) => field.name);
+/** The `fields` parameter's description; lazy fields are named, as only a selection brings them. */
+function fieldsDescription(model: ModelDescription): string {
+  const base = 'Comma-separated top-level fields to return; records then carry only these fields.';
+  const lazy = model.fields
+    .filter((field) => field.lazy === true && !field.hidden)
+    .map((field) => `\`${field.name}\``);
+  if (lazy.length === 0) return base;
+  return `${base} Lazy fields (${lazy.join(', ')}) are left out of every record unless named here.`;
 }
 
-/** The `sort`, `fields` and `filter` parameters of a list, naming the model's readable fields. */
+/** The `sort`, `fields` and `filter` parameters of a list, naming the fields each accepts. */
 function listParameters(model: ModelDescription, filterRef: JsonSchema): Record<string, unknown>[] {
-  const readable = readableFields(model);
-  const sortKeys = readable.flatMap((name) => [name, `-${name}`]);
+  const sortKeys = sortableFields(model).flatMap((name) => [name, `-${name}`]);
   return [
     parameterRef('Limit'),
     parameterRef('Offset'),
@@ -67,7 +72,8 @@ function listParameters(model: ModelDescription, filterRef: JsonSchema): Record<
     {
       name: 'sort',
       in: 'query',
-      description: 'Comma-separated sort keys, e.g. `-age,username`; a leading `-` sorts descending.',
+      description:
+        'Comma-separated sort keys, e.g. `-age,username`; a leading `-` sorts descending. Top-level fields only.',
       style: 'form',
       explode: false,
       schema: { type: 'array', items: { type: 'string', enum: sortKeys }, uniqueItems: true },
@@ -75,10 +81,10 @@ function listParameters(model: ModelDescription, filterRef: JsonSchema): Record<
     {
       name: 'fields',
       in: 'query',
-      description: 'Comma-separated fields to return; records then carry only these fields.',
+      description: fieldsDescription(model),
       style: 'form',
       explode: false,
-      schema: { type: 'array', items: { type: 'string', enum: readable }, uniqueItems: true },
+      schema: { type: 'array', items: { type: 'string', enum: selectableFields(model) }, uniqueItems: true },
     },
     {
       name: 'filter',
@@ -87,6 +93,7 @@ function listParameters(model: ModelDescription, filterRef: JsonSchema): Record<
         '`filter[field]=value` keeps records whose field equals the value; ' +
         '`filter[field][$op]=value` applies an operator (`$eq $ne $gt $gte $lt $lte $in $nin $like $exists`). ' +
         '`$in`/`$nin` take a comma-separated list, `$like` SQL `%`/`_` patterns, `$exists` `true` or `false`. ' +
+        'A field of an embedded object is named by its dotted path, e.g. `filter[address.city]=Oslo`. ' +
         'Conditions on several fields must all hold.',
       style: 'deepObject',
       explode: true,
@@ -97,11 +104,11 @@ function listParameters(model: ModelDescription, filterRef: JsonSchema): Record<
   ];
 }
 
-/** The schema of the `filter` parameter: each readable field, as a value or an operator object. */
+/** The schema of the `filter` parameter: each filterable path, as a value or an operator object. */
 function filterSchema(model: ModelDescription): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
-  for (const name of readableFields(model)) {
-    properties[name] = { anyOf: [{ type: 'string' }, schemaRef('FilterOperators')] };
+  for (const path of filterablePaths(model)) {
+    properties[path] = { anyOf: [{ type: 'string' }, schemaRef('FilterOperators')] };
   }
   return { type: 'object', properties, additionalProperties: false };
 }

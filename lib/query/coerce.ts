@@ -48,6 +48,10 @@ export function parseFieldText(field: FieldDescription, raw: string): unknown {
     case 'string':
     case 'text':
       return field.maxLength !== undefined && raw.length > field.maxLength * 4 ? undefined : raw;
+    case 'object':
+    case 'array':
+      // Not a value one query parameter can carry: filters name an object's scalar fields instead.
+      return undefined;
     default:
       return raw;
   }

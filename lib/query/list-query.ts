@@ -1,7 +1,8 @@
 /**
  * Parses the query string of a list route into a validated `ListQuery`: `limit`, `offset`,
- * `sort`, `fields`, `filter[field]` and `filter[field][$op]`. Only readable fields may be named;
- * every other mistake is a 400 that says what was wrong.
+ * `sort`, `fields`, `filter[field]` and `filter[field][$op]`. Only readable fields may be named,
+ * and only queryable ones filtered or sorted; a filter may name a scalar inside an embedded object
+ * by dotted path (`filter[address.city]`). Every other mistake is a 400 that says what was wrong.
  */
 import { ApiError } from '../errors.js';
 import type {
@@ -14,6 +15,7 @@ import type {
 } from '../types.js';
 import { coerceQueryValue } from './coerce.js';
 import { cursorShape, decodeCursor } from './cursor.js';
+import { fieldAtPath, isQueryable } from './field-paths.js';
 
 /** Default and largest page size. */
 export const LIST_LIMITS = {
@@ -39,9 +41,8 @@ export const FILTER_OPERATORS: readonly FilterOperator[] = [
   '$exists',
 ];
 
-/** A parsed list request: the adapter query plus the field selection and the keyset shape. */
+/** A parsed list request: the adapter query (with the field selection, `fields`) plus the keyset shape. */
 export interface ParsedListQuery extends ListQuery {
-  readonly fields?: readonly string[];
   /** Set when the request pages by keyset (`after`, possibly empty): what its cursors are bound to. */
   readonly cursorShape?: string;
 }
@@ -69,12 +70,56 @@ function nonNegativeInteger(name: string, raw: string, max: number): number {
   return value;
 }
 
-/** The readable field named in a query, or a 400 naming the parameter. */
+/** The 400 for a name that is unknown or hidden: the same whether or not a hidden field has it. */
+function noReadableField(model: ModelDescription, name: string, parameter: string): ApiError {
+  return ApiError.invalidQuery(`${parameter}: ${model.name} has no readable field "${name}".`);
+}
+
+/**
+ * The top-level readable field named in `sort` or `fields`, or a 400 naming the parameter. A
+ * dotted path is refused with its own message: only filters reach into embedded objects.
+ */
 function readableField(model: ModelDescription, name: string, parameter: string): FieldDescription {
   const field = model.fieldsByName.get(name);
   if (field === undefined || field.hidden) {
-    throw ApiError.invalidQuery(`${parameter}: ${model.name} has no readable field "${name}".`);
+    if (name.includes('.') && !startsAtUnreadable(model, name)) {
+      throw ApiError.invalidQuery(
+        `${parameter}: "${name}" is a nested path; ${parameter} takes top-level fields of ${model.name} only.`,
+      );
+    }
+    throw noReadableField(model, name, parameter);
   }
+  return field;
+}
+
+/** Whether a dotted path starts at an unknown or hidden field (then nothing more is said about it). */
+function startsAtUnreadable(model: ModelDescription, path: string): boolean {
+  const head = model.fieldsByName.get(path.slice(0, path.indexOf('.')));
+  return head === undefined || head.hidden;
+}
+
+/** A 400 for a readable field that filters or sort may not name (an object, an array, a getter…). */
+function notQueryable(field: FieldDescription, path: string, parameter: 'filter' | 'sort'): ApiError {
+  const example = field.fields?.find((inner) => !inner.hidden && isQueryable(inner));
+  const hint =
+    parameter === 'sort'
+      ? 'sort takes top-level fields that can be compared'
+      : example !== undefined
+        ? `filter one of its fields by dotted path, e.g. filter[${path}.${example.name}]`
+        : 'it can only be selected with fields=';
+  const verb = parameter === 'sort' ? 'sorted' : 'filtered';
+  return ApiError.invalidQuery(`${parameter}: "${path}" cannot be ${verb}; ${hint}.`);
+}
+
+/**
+ * The scalar field a filter names: a top-level field, or by dotted path a field inside embedded
+ * objects. Unknown or hidden anywhere on the path is the 400 of an unknown field; a field that is
+ * not queryable (objects and arrays themselves included) is a 400 too.
+ */
+function filterField(model: ModelDescription, path: string): FieldDescription {
+  const field = fieldAtPath(model, path);
+  if (field === undefined) throw noReadableField(model, path, 'filter');
+  if (!isQueryable(field)) throw notQueryable(field, path, 'filter');
   return field;
 }
 
@@ -86,6 +131,7 @@ function parseSort(model: ModelDescription, raw: string): SortKey[] {
     const name = descending || part.startsWith('+') ? part.slice(1) : part;
     if (name === '') throw ApiError.invalidQuery('sort: empty sort key.');
     const field = readableField(model, name, 'sort');
+    if (!isQueryable(field)) throw notQueryable(field, name, 'sort');
     if (field.type === 'json') throw ApiError.invalidQuery(`sort: JSON field "${name}" cannot be sorted.`);
     if (seen.has(name)) throw ApiError.invalidQuery(`sort: "${name}" is named twice.`);
     seen.add(name);
@@ -94,6 +140,7 @@ function parseSort(model: ModelDescription, raw: string): SortKey[] {
   return keys;
 }
 
+/** The selection of `fields=`: top-level readable fields, lazy and non-queryable ones included. */
 function parseFields(model: ModelDescription, raw: string): string[] {
   const names = raw.split(',');
   const unique = new Set<string>();
@@ -111,7 +158,7 @@ function parseFilter(
   raw: string,
 ): FilterCondition {
   const parameter = `filter[${fieldName}]`;
-  const field = readableField(model, fieldName, 'filter');
+  const field = filterField(model, fieldName);
   if (!(FILTER_OPERATORS as readonly string[]).includes(rawOp)) {
     throw ApiError.invalidQuery(
       `${parameter}: unknown operator "${rawOp}"; use one of ${FILTER_OPERATORS.join(' ')}.`,
@@ -143,7 +190,7 @@ function parseFilter(
   return { field: fieldName, op, value: coerceQueryValue(field, raw, parameter) };
 }
 
-/** Parses a list route's query string against the model's readable fields. */
+/** Parses a list route's query string against the model's readable (and, for filter and sort, queryable) fields. */
 export function parseListQuery(model: ModelDescription, search: string): ParsedListQuery {
   const params = new URLSearchParams(search);
   const seen = new Set<string>();
@@ -208,9 +255,16 @@ function keysetShape(
   filters: readonly FilterCondition[],
 ): string {
   for (const key of sort) {
-    if (model.fieldsByName.get(key.field)?.nullable) {
+    const field = model.fieldsByName.get(key.field);
+    if (field?.nullable) {
       throw ApiError.invalidQuery(
         `after: "${key.field}" may be null, and keyset paging cannot sort by a nullable field; sort by non-null fields or page with offset.`,
+      );
+    }
+    // A cursor is made from the last row's values, and a row carries a lazy value only when asked.
+    if (field?.lazy === true) {
+      throw ApiError.invalidQuery(
+        `after: "${key.field}" is loaded only on request, and keyset paging cannot sort by it; page with offset.`,
       );
     }
   }

@@ -34,8 +34,21 @@ export const DECIMAL_PATTERN = '^-?[0-9]+(\\.[0-9]+)?$';
 /** `HH:MM`, `HH:MM:SS` or `HH:MM:SS.fraction`, 24-hour clock, no time zone (SQL `time`). */
 export const TIME_PATTERN = '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]+)?)?$';
 
+/**
+ * Where a value schema is used: a response (`read`), a create body (`create`, defaults shown) or an
+ * update body (`update`). It matters for object fields, whose nested fields differ per place.
+ */
+type SchemaMode = 'read' | 'create' | 'update';
+
+/** Item schemas of `array` fields: the same bounds as a scalar field of that kind. */
+const ITEM_SCHEMAS: Readonly<Record<NonNullable<FieldDescription['itemType']>, JsonSchema>> = {
+  string: { type: 'string', pattern: NO_NUL_PATTERN },
+  integer: { type: 'integer', minimum: INT32_MIN, maximum: INT32_MAX },
+  number: { type: 'number' },
+};
+
 /** The schema of a value of the field's kind, before nullability and defaults. */
-function kindSchema(field: FieldDescription): JsonSchema {
+function kindSchema(field: FieldDescription, mode: SchemaMode): JsonSchema {
   switch (field.type) {
     case 'string':
     case 'text':
@@ -74,6 +87,12 @@ function kindSchema(field: FieldDescription): JsonSchema {
       return {};
     case 'enum':
       return enumSchema(field.enumValues ?? []);
+    case 'object':
+      return mode === 'read'
+        ? readObjectSchema(field.fields ?? [])
+        : writeObjectSchema(field.fields ?? [], mode);
+    case 'array':
+      return { type: 'array', items: { ...ITEM_SCHEMAS[field.itemType ?? 'string'] } };
   }
 }
 
@@ -106,24 +125,34 @@ function withNull(schema: JsonSchema): JsonSchema {
   return result;
 }
 
-/** JSON Schema of one field's value (nullable → type includes 'null', enum incl. null). */
-export function fieldValueSchema(field: FieldDescription): JsonSchema {
-  let schema = kindSchema(field);
+/** What a lazy field's schema says, so that a reader knows why it may be missing. */
+const LAZY_NOTE = 'Sent only when the list request names it in `fields=` (a lazy field).';
+
+/** The value schema of a field in one place: nullability, relation note, default, read-only marks. */
+function valueSchema(field: FieldDescription, mode: SchemaMode): JsonSchema {
+  let schema = kindSchema(field, mode);
   if (field.nullable) schema = withNull(schema);
   if (field.relation !== undefined) {
     schema.description = `Primary key (${field.relation.targetKey}) of the referenced ${field.relation.target}.`;
   }
-  if (field.default !== undefined && isJsonValue(field.default)) schema.default = field.default;
+  // In a response every field is present, and in an update a validator that applied defaults
+  // would reset fields the client left out: only create bodies show defaults.
+  if (mode === 'create' && field.default !== undefined && isJsonValue(field.default)) {
+    schema.default = field.default;
+  }
+  if (mode === 'read') {
+    if (field.computed === true) schema.readOnly = true;
+    if (field.lazy === true) {
+      schema.description =
+        schema.description === undefined ? LAZY_NOTE : `${schema.description} ${LAZY_NOTE}`;
+    }
+  }
   return schema;
 }
 
-/**
- * The value schema without `default`: in a response every field is present, and in an update a
- * validator that applied defaults would reset fields the client left out.
- */
-function valueSchemaWithoutDefault(field: FieldDescription): JsonSchema {
-  const { default: _ignored, ...schema } = fieldValueSchema(field);
-  return schema;
+/** JSON Schema of one field's value as a create body takes it (nullable → type includes 'null', enum incl. null). */
+export function fieldValueSchema(field: FieldDescription): JsonSchema {
+  return valueSchema(field, 'create');
 }
 
 /** An object schema that refuses unknown keys; `required` only when non-empty. */
@@ -136,37 +165,79 @@ function objectSchema(properties: Record<string, JsonSchema>, required: readonly
   };
 }
 
-/** Response schema: readable (non-hidden) fields, all listed in required, additionalProperties false. */
-export function readSchema(model: ModelDescription): JsonSchema {
-  const readable = model.fields.filter((field) => !field.hidden);
+/**
+ * The response schema of an embedded object. Its value is the adapter's JSON form passed through,
+ * which (like MikroORM's serializer) may leave out a nested value that is null: only non-nullable
+ * nested fields are required.
+ */
+function readObjectSchema(nested: readonly FieldDescription[]): JsonSchema {
+  const readable = nested.filter((field) => !field.hidden);
   const properties: Record<string, JsonSchema> = {};
-  for (const field of readable) properties[field.name] = valueSchemaWithoutDefault(field);
+  for (const field of readable) properties[field.name] = valueSchema(field, 'read');
   return objectSchema(
     properties,
-    readable.map((field) => field.name),
+    readable.filter((field) => !field.nullable && field.lazy !== true).map((field) => field.name),
+  );
+}
+
+/** Whether a client may send the field: writable, not computed, and not hidden (a hidden field is never offered). */
+function isClientWritable(field: FieldDescription): boolean {
+  return field.writable && field.computed !== true && !field.hidden;
+}
+
+/** The nested fields of an object field that a write body may give. */
+export function writableNestedFields(field: FieldDescription): FieldDescription[] {
+  return (field.fields ?? []).filter(isClientWritable);
+}
+
+/**
+ * The write schema of an embedded object. The whole object is written at once, so its required
+ * nested fields are required in updates too.
+ */
+function writeObjectSchema(nested: readonly FieldDescription[], mode: 'create' | 'update'): JsonSchema {
+  const writable = nested.filter(isClientWritable);
+  const properties: Record<string, JsonSchema> = {};
+  for (const field of writable) properties[field.name] = valueSchema(field, mode);
+  return objectSchema(
+    properties,
+    writable.filter((field) => field.required).map((field) => field.name),
   );
 }
 
 /**
- * The fields a client may send: writable, not hidden (a hidden field is never shown, so it is not
- * offered either) and not made read-only by the router.
+ * Response schema: readable (non-hidden) fields, additionalProperties false; every field is
+ * required except lazy ones, which come only when a list names them in `fields=`.
+ */
+export function readSchema(model: ModelDescription): JsonSchema {
+  const readable = model.fields.filter((field) => !field.hidden);
+  const properties: Record<string, JsonSchema> = {};
+  for (const field of readable) properties[field.name] = valueSchema(field, 'read');
+  return objectSchema(
+    properties,
+    readable.filter((field) => field.lazy !== true).map((field) => field.name),
+  );
+}
+
+/**
+ * The fields a client may send: writable, not computed, not hidden and not made read-only by the
+ * router.
  */
 function writableFields(model: ModelDescription, options: WriteSchemaOptions): FieldDescription[] {
   const readOnly = options.readOnlyFields ?? new Set<string>();
-  return model.fields.filter((field) => field.writable && !field.hidden && !readOnly.has(field.name));
+  return model.fields.filter((field) => isClientWritable(field) && !readOnly.has(field.name));
 }
 
 /** Properties of a write body: writable model fields, then the extra fields. */
 function writeProperties(
   model: ModelDescription,
   options: WriteSchemaOptions,
-  withDefaults: boolean,
+  mode: 'create' | 'update',
 ): Record<string, JsonSchema> {
   const properties: Record<string, JsonSchema> = {};
   for (const field of writableFields(model, options)) {
     // A natural key is given on create and never changed: updates do not offer it.
-    if (!withDefaults && field.primary) continue;
-    properties[field.name] = withDefaults ? fieldValueSchema(field) : valueSchemaWithoutDefault(field);
+    if (mode === 'update' && field.primary) continue;
+    properties[field.name] = valueSchema(field, mode);
   }
   for (const [name, schema] of Object.entries(options.extraFields ?? {})) properties[name] = { ...schema };
   return properties;
@@ -174,7 +245,7 @@ function writeProperties(
 
 /** Create body: writable fields not in readOnlyFields + extraFields; required = field.required && writable, plus extraRequired; additionalProperties false. */
 export function createSchema(model: ModelDescription, options: WriteSchemaOptions = {}): JsonSchema {
-  const properties = writeProperties(model, options, true);
+  const properties = writeProperties(model, options, 'create');
   const required = writableFields(model, options)
     .filter((field) => field.required)
     .map((field) => field.name);
@@ -191,5 +262,5 @@ export function createSchema(model: ModelDescription, options: WriteSchemaOption
 
 /** Update body (PUT/PATCH partial): the create properties less the primary key, none required. */
 export function updateSchema(model: ModelDescription, options: WriteSchemaOptions = {}): JsonSchema {
-  return objectSchema(writeProperties(model, options, false), []);
+  return objectSchema(writeProperties(model, options, 'update'), []);
 }

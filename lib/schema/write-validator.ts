@@ -1,14 +1,15 @@
 /**
  * Validation of create and update bodies, compiled once per router from the model description:
- * fields a client may not write are dropped (or, with `strict`, named in a 422), the rest is
- * checked by ajv with one error entry per field.
+ * fields a client may not write are dropped (or, with `strict`, named in a 422) at the top level
+ * and inside embedded objects alike, the rest is checked by ajv with one error entry per field
+ * (nested ones by dotted path, `address.city`).
  */
 import type { ErrorObject } from 'ajv';
 import { ApiError, type FieldError } from '../errors.js';
-import type { ModelDescription, RawRecord } from '../types.js';
+import type { FieldDescription, ModelDescription, RawRecord } from '../types.js';
 import { ajv } from './ajv.js';
 import type { JsonSchema } from './json-schema.js';
-import { createSchema, updateSchema } from './model-schemas.js';
+import { createSchema, updateSchema, writableNestedFields } from './model-schemas.js';
 
 /** Options of `compileWriteValidator`. */
 export interface WriteValidatorOptions {
@@ -44,6 +45,64 @@ function onePerField(errors: readonly FieldError[]): FieldError[] {
   return [...seen.values()];
 }
 
+/**
+ * Which keys of one object level a client may send. `nested` holds the plan of each embedded
+ * object among them; `known` the names that exist but may not be written (for the strict message).
+ */
+interface KeyPlan {
+  /** Where this level is, for messages: `Person` or `Person.address`. */
+  readonly label: string;
+  /** Accepted keys; the value is the plan of an embedded object, or `null` for any other value. */
+  readonly accepted: ReadonlyMap<string, KeyPlan | null>;
+  /** Every field name of this level, writable or not. */
+  readonly known: ReadonlySet<string>;
+}
+
+/** The plan of an embedded object's keys, built once. */
+function nestedPlan(field: FieldDescription, label: string): KeyPlan {
+  const accepted = new Map<string, KeyPlan | null>();
+  for (const inner of writableNestedFields(field)) {
+    accepted.set(inner.name, inner.type === 'object' ? nestedPlan(inner, `${label}.${inner.name}`) : null);
+  }
+  return { label, accepted, known: new Set((field.fields ?? []).map((inner) => inner.name)) };
+}
+
+/** Whether a value is a JSON object (the only value whose keys are checked; others go to ajv). */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A copy of one object level with only the accepted keys (recursing into embedded objects);
+ * with `strict`, each refused key is added to `refused` by its dotted path.
+ */
+function keepAccepted(
+  input: Record<string, unknown>,
+  plan: KeyPlan,
+  strict: boolean,
+  prefix: string,
+  refused: FieldError[],
+): RawRecord {
+  const clean: RawRecord = {};
+  for (const key of Object.keys(input)) {
+    // One lookup per key: `undefined` is refused, `null` a plain value, a plan an embedded object.
+    const inner = plan.accepted.get(key);
+    if (inner !== undefined) {
+      const value = input[key];
+      clean[key] =
+        inner !== null && isPlainObject(value)
+          ? keepAccepted(value, inner, strict, `${prefix}${key}.`, refused)
+          : value;
+    } else if (strict) {
+      refused.push({
+        path: `${prefix}${key}`,
+        message: plan.known.has(key) ? 'is not writable' : `is not a field of ${plan.label}`,
+      });
+    }
+  }
+  return clean;
+}
+
 /** Compiles a validator; calling it returns a clean copy of the writable input or throws a 422 `ApiError`. */
 export function compileWriteValidator(
   model: ModelDescription,
@@ -56,24 +115,22 @@ export function compileWriteValidator(
   };
   const schema =
     options.mode === 'create' ? createSchema(model, schemaOptions) : updateSchema(model, schemaOptions);
-  const accepted = new Set(Object.keys(schema.properties ?? {}));
+  const accepted = new Map<string, KeyPlan | null>();
+  for (const name of Object.keys(schema.properties ?? {})) {
+    const field = model.fieldsByName.get(name);
+    // An extra (plugin) field wins over a model field of the same name: its value is not the model's.
+    const isModelObject = field?.type === 'object' && options.extraFields?.[name] === undefined;
+    accepted.set(name, isModelObject ? nestedPlan(field, `${model.name}.${name}`) : null);
+  }
+  const plan: KeyPlan = { label: model.name, accepted, known: new Set(model.fieldsByName.keys()) };
   const validate = ajv.compile(schema);
 
   return (body: unknown): RawRecord => {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    if (!isPlainObject(body)) {
       throw ApiError.validation([{ path: '', message: 'must be a JSON object' }]);
     }
-    const input = body as Record<string, unknown>;
-    const clean: RawRecord = {};
     const refused: FieldError[] = [];
-    for (const key of Object.keys(input)) {
-      if (accepted.has(key)) {
-        clean[key] = input[key];
-      } else if (options.strict) {
-        const known = model.fieldsByName.has(key);
-        refused.push({ path: key, message: known ? 'is not writable' : `is not a field of ${model.name}` });
-      }
-    }
+    const clean = keepAccepted(body, plan, options.strict, '', refused);
     const errors = validate(clean) ? [] : (validate.errors ?? []).map(toFieldError);
     const all = onePerField([...refused, ...errors]);
     if (all.length > 0) throw ApiError.validation(all);

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigurationError } from '../../../lib/errors.js';
-import { buildModelDescription } from '../../../lib/model/describe.js';
+import { buildModelDescription, type ModelFacts } from '../../../lib/model/describe.js';
 import { FrameworkModel, PROTECTED_FIELDS } from '../../../lib/model/framework-model.js';
 import { describeFields } from '../../support/model-facts.js';
+import { field, placeDescription } from '../openapi/fixtures.js';
 
 class Person extends FrameworkModel {}
 class Tag extends FrameworkModel {
@@ -66,6 +67,117 @@ describe('buildModelDescription', () => {
     assert.throws(
       () => buildModelDescription({ model: Person, name: 'Person', primaryKeys: [], fields: [] }),
       ConfigurationError,
+    );
+  });
+});
+
+describe('buildModelDescription: embedded objects, arrays, computed and lazy fields', () => {
+  const place = placeDescription();
+  const address = place.fieldsByName.get('address');
+
+  it('keeps the nested fields of an object field, frozen at every level', () => {
+    assert.ok(address?.fields);
+    assert.deepEqual(
+      address.fields.map((inner) => inner.name),
+      ['street', 'city', 'zip', 'geo', 'verified_at', 'token', 'slug', 'notes'],
+    );
+    const geo = address.fields.find((inner) => inner.name === 'geo');
+    assert.deepEqual(
+      geo?.fields?.map((inner) => inner.name),
+      ['lat', 'lng'],
+    );
+    for (const value of [address, address.fields, geo, geo?.fields, geo?.fields?.[0]]) {
+      assert.equal(Object.isFrozen(value), true);
+    }
+    assert.equal(
+      address.fields.every((inner) => !inner.primary),
+      true,
+    );
+    assert.equal(address.fields.find((inner) => inner.name === 'city')?.writable, true);
+  });
+
+  it('never lets a computed field be written or required, even when the adapter says so', () => {
+    const label = place.fieldsByName.get('label');
+    assert.equal(label?.computed, true);
+    assert.equal(label?.writable, false);
+    assert.equal(label?.required, false);
+    const slug = address?.fields?.find((inner) => inner.name === 'slug');
+    assert.equal(slug?.writable, false);
+    assert.equal(slug?.required, false);
+    const forced = buildModelDescription({
+      model: Person,
+      name: 'Person',
+      primaryKeys: ['id'],
+      fields: [
+        field('id', 'integer', { generated: true }),
+        field('total', 'number', { computed: true, writable: true, required: true }),
+      ],
+    }).fieldsByName.get('total');
+    assert.equal(forced?.writable, false);
+    assert.equal(forced?.required, false);
+  });
+
+  it('passes queryable through, but never makes an object or an array queryable itself', () => {
+    assert.equal(place.fieldsByName.get('name')?.queryable, undefined, 'undefined means queryable');
+    assert.equal(place.fieldsByName.get('label')?.queryable, undefined, 'a formula stays queryable');
+    assert.equal(place.fieldsByName.get('score')?.queryable, false, "the adapter's false is kept");
+    assert.equal(address?.fields?.find((inner) => inner.name === 'notes')?.queryable, false);
+    assert.equal(address?.queryable, false);
+    assert.equal(place.fieldsByName.get('tags')?.queryable, false);
+    const forced = buildModelDescription({
+      model: Person,
+      name: 'Person',
+      primaryKeys: ['id'],
+      fields: [
+        field('id', 'integer', { generated: true }),
+        field('codes', 'array', { itemType: 'integer', queryable: true }),
+        field('spot', 'object', { queryable: true, fields: [field('x', 'number')] }),
+      ],
+    });
+    assert.equal(forced.fieldsByName.get('codes')?.queryable, false);
+    assert.equal(forced.fieldsByName.get('spot')?.queryable, false);
+  });
+
+  it('keeps lazy and item types as the adapter gives them', () => {
+    assert.equal(place.fieldsByName.get('description')?.lazy, true);
+    assert.equal(place.fieldsByName.get('ratings')?.itemType, 'integer');
+  });
+
+  it('refuses malformed shapes at registration, naming the property', () => {
+    const refuses = (fields: ModelFacts['fields'], pattern: RegExp) =>
+      assert.throws(
+        () =>
+          buildModelDescription({
+            model: Person,
+            name: 'Person',
+            primaryKeys: ['id'],
+            fields: [field('id', 'integer', { generated: true }), ...fields],
+          }),
+        (error: unknown) => error instanceof ConfigurationError && pattern.test(error.message),
+      );
+    refuses([field('spot', 'object')], /Person\.spot: an object field needs its nested fields/);
+    refuses([field('spot', 'object', { fields: [] })], /Person\.spot: an object field needs/);
+    refuses([field('codes', 'array')], /Person\.codes: an array field needs its item type/);
+    refuses([field('spot', 'object', { fields: [field('a.b', 'string')] })], /contains a dot/);
+    refuses(
+      [field('spot', 'object', { fields: [field('a', 'string'), field('a', 'integer')] })],
+      /nested field "a" is given twice/,
+    );
+    refuses(
+      [field('spot', 'object', { fields: [field('inner', 'object')] })],
+      /Person\.spot\.inner: an object field needs/,
+    );
+    refuses([field('name', 'string', { fields: [field('a', 'string')] })], /only an object field has nested/);
+    refuses([field('name', 'string', { itemType: 'string' })], /only an array field has an item type/);
+    assert.throws(
+      () =>
+        buildModelDescription({
+          model: Person,
+          name: 'Person',
+          primaryKeys: ['spot'],
+          fields: [field('spot', 'object', { fields: [field('x', 'number')] })],
+        }),
+      (error: unknown) => error instanceof ConfigurationError && /a key must be a scalar/.test(error.message),
     );
   });
 });

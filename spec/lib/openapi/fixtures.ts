@@ -106,6 +106,54 @@ export function gadgetDescription(): ModelDescription {
   });
 }
 
+/** `Place` (table `places`): embedded objects, arrays, computed, lazy and non-queryable fields. */
+export class Place {}
+
+/**
+ * A description with the shapes of embedded values: a required `address` object (with a nested
+ * object, a nested hidden, computed and non-queryable field), a nullable `billing` object, arrays of
+ * each item type, computed fields (one queryable, one not) and a lazy text.
+ */
+export function placeDescription(): ModelDescription {
+  return buildModelDescription({
+    model: Place,
+    name: 'Place',
+    primaryKeys: ['id'],
+    fields: [
+      field('id', 'integer', { generated: true, hasDefault: true, unique: true }),
+      field('name', 'string', { required: true, maxLength: 50 }),
+      field('address', 'object', {
+        required: true,
+        fields: [
+          field('street', 'string', { required: true }),
+          field('city', 'string', { required: true, maxLength: 40 }),
+          field('zip', 'string', { nullable: true }),
+          field('geo', 'object', {
+            nullable: true,
+            fields: [field('lat', 'number', { required: true }), field('lng', 'number', { required: true })],
+          }),
+          field('verified_at', 'datetime', { nullable: true }),
+          field('token', 'string', { hidden: true, nullable: true }),
+          field('slug', 'string', { computed: true, required: true }),
+          field('notes', 'text', { nullable: true, queryable: false }),
+        ],
+      }),
+      field('billing', 'object', {
+        nullable: true,
+        fields: [field('iban', 'string', { required: true }), field('since', 'date', { nullable: true })],
+      }),
+      field('tags', 'array', { itemType: 'string', hasDefault: true, default: [] }),
+      field('ratings', 'array', { itemType: 'integer', nullable: true }),
+      field('weights', 'array', { itemType: 'number', nullable: true }),
+      field('label', 'string', { computed: true, required: true }),
+      field('score', 'number', { computed: true, queryable: false, nullable: true }),
+      field('description', 'text', { lazy: true, nullable: true }),
+      field('secret', 'string', { hidden: true, nullable: true }),
+      field('opened_at', 'datetime', { hasDefault: true }),
+    ],
+  });
+}
+
 /** The scheme name the auth plugin documents in these tests. */
 export const SCHEME = 'OAuth2PasswordBearer';
 

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../../../lib/errors.js';
+import { buildModelDescription } from '../../../lib/model/describe.js';
 import { FrameworkModel } from '../../../lib/model/framework-model.js';
 import { parseListQuery } from '../../../lib/query/list-query.js';
 import { describeFields } from '../../support/model-facts.js';
+import { field, placeDescription } from '../openapi/fixtures.js';
 
 class Gadget extends FrameworkModel {}
 const model = describeFields(Gadget, {
@@ -101,5 +103,115 @@ describe('parseListQuery', () => {
 
   it('can skip the total count', () => {
     assert.equal(parseListQuery(model, 'count=false').withTotal, false);
+  });
+});
+
+describe('parseListQuery: embedded objects, arrays, computed, lazy and non-queryable fields', () => {
+  const place = placeDescription();
+
+  function refused(search: string, pattern: RegExp): string {
+    try {
+      parseListQuery(place, search);
+    } catch (error) {
+      assert.ok(error instanceof ApiError && error.status === 400, search);
+      assert.match(error.message, pattern, search);
+      return error.message;
+    }
+    assert.fail(`expected a 400 for ${search}`);
+  }
+
+  it('filters a nested scalar by dotted path, coerced to the nested type', () => {
+    const query = parseListQuery(
+      place,
+      'filter[address.city][$eq]=Oslo&filter[address.geo.lat][$gt]=59.5&filter[billing.since][$lte]=2024-01-01' +
+        '&filter[address.zip][$exists]=true&filter[address.city][$like]=Os%25&filter[address.street]=Kaigata%201',
+    );
+    assert.deepEqual(query.filters, [
+      { field: 'address.city', op: '$eq', value: 'Oslo' },
+      { field: 'address.geo.lat', op: '$gt', value: 59.5 },
+      { field: 'billing.since', op: '$lte', value: '2024-01-01' },
+      { field: 'address.zip', op: '$exists', value: true },
+      { field: 'address.city', op: '$like', value: 'Os%' },
+      { field: 'address.street', op: '$eq', value: 'Kaigata 1' },
+    ]);
+    assert.deepEqual(parseListQuery(place, 'filter[address.geo.lng][$in]=1,2.5').filters, [
+      { field: 'address.geo.lng', op: '$in', value: [1, 2.5] },
+    ]);
+  });
+
+  it('refuses a nested value of the wrong type, naming the parameter', () => {
+    refused(
+      'filter[address.geo.lat]=north',
+      /^filter\[address\.geo\.lat\]: "north" is not a valid number value/,
+    );
+    refused('filter[billing.since][$gt]=soon', /not a valid date/);
+  });
+
+  it('answers a hidden field anywhere on the path like an unknown one', () => {
+    const hidden = refused('filter[address.token]=t', /Place has no readable field "address\.token"/);
+    assert.equal(
+      refused('filter[address.nope]=t', /no readable field/),
+      hidden.replace('address.token', 'address.nope'),
+    );
+    refused('filter[secret.x]=1', /no readable field "secret\.x"/);
+    refused('filter[name.first]=1', /no readable field "name\.first"/);
+    refused('filter[address.]=1', /no readable field/);
+    refused('filter[.city]=1', /no readable field/);
+  });
+
+  it('refuses non-queryable fields, objects and arrays in filters', () => {
+    refused('filter[address.notes]=x', /"address\.notes" cannot be filtered/);
+    refused('filter[score][$gt]=1', /"score" cannot be filtered/);
+    refused('filter[tags]=sea', /"tags" cannot be filtered/);
+    refused(
+      'filter[address]=Oslo',
+      /"address" cannot be filtered; filter one of its fields by dotted path, e\.g\. filter\[address\.street\]/,
+    );
+    refused('filter[address.geo][$exists]=true', /"address\.geo" cannot be filtered/);
+  });
+
+  it('sorts by top-level queryable fields only', () => {
+    assert.deepEqual(parseListQuery(place, 'sort=-label').sort, [
+      { field: 'label', direction: 'desc' },
+      { field: 'id', direction: 'asc' },
+    ]);
+    refused(
+      'sort=address.city',
+      /sort: "address\.city" is a nested path; sort takes top-level fields of Place only/,
+    );
+    refused('sort=address', /sort: "address" cannot be sorted/);
+    refused('sort=-tags', /sort: "tags" cannot be sorted/);
+    refused('sort=score', /sort: "score" cannot be sorted/);
+    refused('sort=secret.x', /no readable field "secret\.x"/);
+  });
+
+  it('selects lazy, computed and non-queryable top-level fields, and nothing nested', () => {
+    const query = parseListQuery(place, 'fields=description,score,tags,address,label');
+    assert.deepEqual(query.fields, ['description', 'score', 'tags', 'address', 'label']);
+    refused('fields=address.city', /fields: "address\.city" is a nested path/);
+    refused('fields=name,secret', /no readable field "secret"/);
+  });
+
+  it('refuses keyset paging by a lazy field, whose value a row carries only when asked', () => {
+    class Note extends FrameworkModel {}
+    const notes = buildModelDescription({
+      model: Note,
+      name: 'Note',
+      primaryKeys: ['id'],
+      fields: [field('id', 'integer', { generated: true }), field('body', 'text', { lazy: true })],
+    });
+    assert.deepEqual(parseListQuery(notes, 'sort=body').sort[0], { field: 'body', direction: 'asc' });
+    assert.throws(
+      () => parseListQuery(notes, 'sort=body&after='),
+      (error: unknown) => error instanceof ApiError && /"body" is loaded only on request/.test(error.message),
+    );
+    assert.equal(parseListQuery(place, 'sort=opened_at&after=').cursorShape, 'Place|opened_at,id|');
+  });
+
+  it('binds a keyset cursor to dotted filters like to any other', () => {
+    const first = parseListQuery(place, 'after=&filter[address.city]=Oslo');
+    const second = parseListQuery(place, 'after=&filter[address.street]=Oslo');
+    assert.ok(first.cursorShape?.includes('address.city$eq'));
+    assert.notEqual(first.cursorShape, second.cursorShape);
   });
 });

@@ -12,7 +12,12 @@ import {
   updateSchema,
 } from '../../../lib/schema/model-schemas.js';
 import type { ModelDescription } from '../../../lib/types.js';
-import { gadgetDescription, personDescription, userDescription } from '../openapi/fixtures.js';
+import {
+  gadgetDescription,
+  personDescription,
+  placeDescription,
+  userDescription,
+} from '../openapi/fixtures.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
   addFormatsModule) as FormatsPlugin;
@@ -223,5 +228,101 @@ describe('updateSchema', () => {
     assert.equal(validate({}), true);
     assert.equal(validate({ age: 'old' }), false);
     assert.equal(validate({ owner: 2 }), false, 'a read-only field is not offered');
+  });
+});
+
+describe('schemas of embedded objects, arrays, computed and lazy fields', () => {
+  const place = placeDescription();
+  const read = readSchema(place);
+  const create = createSchema(place);
+  const update = updateSchema(place);
+  const props = (schema: JsonSchema | undefined) => Object.keys(schema?.properties ?? {});
+
+  it('reads an object field as a nested object schema without its hidden fields', () => {
+    const address = read.properties?.address;
+    assert.equal(address?.type, 'object');
+    assert.deepEqual(props(address), ['street', 'city', 'zip', 'geo', 'verified_at', 'slug', 'notes']);
+    assert.deepEqual(address?.required, ['street', 'city', 'slug'], 'nullable nested values may be absent');
+    assert.equal(address?.additionalProperties, false);
+    assert.equal(address?.properties?.slug?.readOnly, true, 'a nested computed field is read-only');
+    assert.deepEqual(address?.properties?.geo?.type, ['object', 'null']);
+    assert.deepEqual(address?.properties?.geo?.required, ['lat', 'lng']);
+    assert.deepEqual(read.properties?.billing?.type, ['object', 'null']);
+  });
+
+  it('reads arrays as typed arrays, integer items within int32', () => {
+    assert.deepEqual(read.properties?.tags, {
+      type: 'array',
+      items: { type: 'string', pattern: '^[^\\u0000]*$' },
+    });
+    assert.deepEqual(read.properties?.ratings, {
+      type: ['array', 'null'],
+      items: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
+    });
+    assert.deepEqual(read.properties?.weights?.items, { type: 'number' });
+  });
+
+  it('marks computed fields readOnly and leaves lazy fields out of required, with a note', () => {
+    assert.equal(read.properties?.label?.readOnly, true);
+    assert.equal(read.properties?.score?.readOnly, true);
+    assert.equal(read.properties?.name?.readOnly, undefined);
+    assert.ok(props(read).includes('description'));
+    assert.equal(read.required?.includes('description'), false);
+    assert.match(read.properties?.description?.description ?? '', /fields=/);
+    assert.equal(read.required?.includes('label'), true, 'a computed field is always sent');
+    assert.equal(props(read).includes('secret'), false);
+  });
+
+  it('validates a stored record with nested values', () => {
+    const validate = ajv.compile(read);
+    const record = {
+      id: 1,
+      name: 'Harbour',
+      address: { street: 'Kaigata 1', city: 'Oslo', slug: 'oslo-kaigata-1', geo: { lat: 59.9, lng: 10.7 } },
+      billing: null,
+      tags: ['sea'],
+      ratings: [5, 4],
+      weights: null,
+      label: 'Harbour (Oslo)',
+      score: 4.5,
+      opened_at: '2024-01-01T00:00:00.000Z',
+    };
+    assert.equal(validate(record), true, JSON.stringify(validate.errors));
+    assert.equal(validate({ ...record, description: 'Long text.' }), true, 'a selected lazy field');
+    assert.equal(validate({ ...record, address: { ...record.address, token: 't' } }), false, 'nested hidden');
+  });
+
+  it('leaves computed fields out of create and update bodies, at every level', () => {
+    for (const schema of [create, update]) {
+      assert.equal(props(schema).includes('label'), false);
+      assert.equal(props(schema).includes('score'), false);
+      assert.equal(props(schema).includes('id'), false);
+      assert.deepEqual(props(schema.properties?.address), [
+        'street',
+        'city',
+        'zip',
+        'geo',
+        'verified_at',
+        'notes',
+      ]);
+    }
+    assert.deepEqual(create.required, ['name', 'address']);
+    assert.equal(create.properties?.address?.additionalProperties, false);
+  });
+
+  it('requires the nested required fields on create and update: an object is written whole', () => {
+    assert.deepEqual(create.properties?.address?.required, ['street', 'city']);
+    assert.deepEqual(update.properties?.address?.required, ['street', 'city']);
+    const validate = ajv.compile(update);
+    assert.equal(validate({ address: { street: 'A 1', city: 'Oslo' } }), true);
+    assert.equal(validate({ address: { city: 'Oslo' } }), false);
+    assert.equal(validate({ billing: null }), true, 'a nullable object may be cleared');
+    assert.equal(validate({ address: null }), false, 'a required object may not');
+  });
+
+  it('shows defaults in create bodies only', () => {
+    assert.deepEqual(create.properties?.tags?.default, []);
+    assert.equal('default' in (update.properties?.tags ?? {}), false);
+    assert.equal('default' in (read.properties?.tags ?? {}), false);
   });
 });

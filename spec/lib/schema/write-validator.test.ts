@@ -4,6 +4,7 @@ import { ApiError } from '../../../lib/errors.js';
 import { FrameworkModel, PROTECTED_FIELDS } from '../../../lib/model/framework-model.js';
 import { compileWriteValidator } from '../../../lib/schema/write-validator.js';
 import { describeFields } from '../../support/model-facts.js';
+import { placeDescription } from '../openapi/fixtures.js';
 
 class Member extends FrameworkModel {
   static readonly [PROTECTED_FIELDS] = ['is_admin', 'hashed_password'];
@@ -87,5 +88,98 @@ describe('compileWriteValidator', () => {
       problems(() => withPassword({ username: 'ann', owner: 1 })),
       [{ path: 'password', message: 'is required' }],
     );
+  });
+});
+
+describe('compileWriteValidator: embedded objects, arrays and computed fields', () => {
+  const place = placeDescription();
+  const create = compileWriteValidator(place, { mode: 'create', strict: false });
+  const update = compileWriteValidator(place, { mode: 'update', strict: false });
+  const strictCreate = compileWriteValidator(place, { mode: 'create', strict: true });
+  const address = { street: 'Kaigata 1', city: 'Oslo' };
+
+  it('accepts a nested object and drops computed, hidden and unknown fields at every level', () => {
+    const body = {
+      name: 'Harbour',
+      address: { ...address, slug: 'x', token: 't', extra: 1, geo: { lat: 1, lng: 2, alt: 3 } },
+      label: 'mine',
+      score: 5,
+      tags: ['a', 'b'],
+    };
+    const frozen = structuredClone(body);
+    assert.deepEqual(create(body), {
+      name: 'Harbour',
+      address: { ...address, geo: { lat: 1, lng: 2 } },
+      tags: ['a', 'b'],
+    });
+    assert.deepEqual(body, frozen, 'the request body is not changed');
+  });
+
+  it('names every refused field by its dotted path with strict', () => {
+    const errors = problems(() =>
+      strictCreate({
+        name: 'Harbour',
+        address: { ...address, slug: 'x', extra: 1, geo: { lat: 1, lng: 2, alt: 3 } },
+        label: 'mine',
+      }),
+    );
+    assert.deepEqual(
+      [...errors].sort((a, b) => a.path.localeCompare(b.path)),
+      [
+        { path: 'address.extra', message: 'is not a field of Place.address' },
+        { path: 'address.geo.alt', message: 'is not a field of Place.address.geo' },
+        { path: 'address.slug', message: 'is not writable' },
+        { path: 'label', message: 'is not writable' },
+      ],
+    );
+  });
+
+  it('gives one 422 entry per offending nested path', () => {
+    const errors = problems(() =>
+      create({ name: 'Harbour', address: { street: 7, geo: { lat: 'north', lng: 2 } } }),
+    );
+    assert.deepEqual(errors.map((error) => error.path).sort(), [
+      'address.city',
+      'address.geo.lat',
+      'address.street',
+    ]);
+    assert.deepEqual(
+      errors.find((error) => error.path === 'address.city'),
+      { path: 'address.city', message: 'is required' },
+    );
+    assert.equal(problems(() => create({ name: 'Harbour', address: 'Oslo' }))[0]?.path, 'address');
+    assert.equal(problems(() => create({ name: 'Harbour', address: [address] }))[0]?.path, 'address');
+  });
+
+  it('allows null for a nullable object only', () => {
+    assert.deepEqual(update({ billing: null }), { billing: null });
+    assert.deepEqual(
+      problems(() => update({ address: null })).map((error) => error.path),
+      ['address'],
+    );
+  });
+
+  it('replaces an object as a whole on update: its required fields stay required', () => {
+    assert.deepEqual(update({ address }), { address });
+    assert.deepEqual(
+      problems(() => update({ address: { city: 'Oslo' } })),
+      [{ path: 'address.street', message: 'is required' }],
+    );
+  });
+
+  it('checks array items by item type, integers within int32, one entry per item', () => {
+    assert.deepEqual(update({ ratings: [1, -2147483648, 2147483647] }), {
+      ratings: [1, -2147483648, 2147483647],
+    });
+    const errors = problems(() =>
+      update({ ratings: [1, 2.5, 2147483648], tags: ['a', 1], weights: 'heavy' }),
+    );
+    assert.deepEqual(errors.map((error) => error.path).sort(), [
+      'ratings.1',
+      'ratings.2',
+      'tags.1',
+      'weights',
+    ]);
+    assert.deepEqual(update({ weights: [0.5, 2], ratings: null }), { weights: [0.5, 2], ratings: null });
   });
 });

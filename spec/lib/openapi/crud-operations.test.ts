@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { FormatsPlugin } from 'ajv-formats';
+import addFormatsModule from 'ajv-formats';
+import { OpenApiRegistry } from '../../../lib/openapi/registry.js';
+import { crudDoc, placeDescription } from './fixtures.js';
+
+const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
+  addFormatsModule) as FormatsPlugin;
+
+type Json = Record<string, unknown>;
+
+/** Reads a nested member of the document, failing the test when a step is missing. */
+function at(value: unknown, ...path: string[]): Json {
+  let current = value;
+  for (const key of path) {
+    assert.ok(typeof current === 'object' && current !== null && key in current, `missing ${path.join('.')}`);
+    current = (current as Json)[key];
+  }
+  return current as Json;
+}
+
+describe('OpenAPI of embedded objects, arrays, computed and lazy fields', () => {
+  const registry = new OpenApiRegistry({ title: 'Places' });
+  registry.addCrud(crudDoc(placeDescription()));
+  const doc = registry.document();
+  const schemas = at(doc, 'components', 'schemas');
+  const listParameters = at(doc, 'paths', '/places', 'get').parameters as Json[];
+  const parameter = (name: string) => listParameters.find((p) => p.name === name) as Json;
+
+  it('is a valid OpenAPI 3.1 document whose schemas compile as JSON Schema 2020-12', async () => {
+    const result = await new Validator().validate(structuredClone(doc) as Json);
+    assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
+    const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
+    addFormats(ajv);
+    ajv.addKeyword('components');
+    ajv.addSchema({ $id: 'https://koa-model-api.test/places', components: at(doc, 'components') });
+    for (const name of Object.keys(schemas)) {
+      ajv.compile({ $ref: `https://koa-model-api.test/places#/components/schemas/${name}` });
+    }
+  });
+
+  it('documents an object field as a nested object schema in responses and bodies', () => {
+    assert.equal(at(schemas, 'Place', 'properties', 'address').type, 'object');
+    assert.ok('city' in at(schemas, 'Place', 'properties', 'address', 'properties'));
+    assert.equal(at(schemas, 'Place', 'properties', 'address', 'properties', 'slug').readOnly, true);
+    assert.equal('slug' in at(schemas, 'PlaceCreate', 'properties', 'address', 'properties'), false);
+    assert.deepEqual(at(schemas, 'PlaceUpdate', 'properties', 'address').required, ['street', 'city']);
+    assert.deepEqual(at(schemas, 'Place', 'properties', 'tags', 'items').type, 'string');
+  });
+
+  it('marks computed fields readOnly and keeps them out of request bodies', () => {
+    assert.equal(at(schemas, 'Place', 'properties', 'label').readOnly, true);
+    assert.equal(at(schemas, 'PlaceFields', 'properties', 'label').readOnly, true);
+    for (const body of ['PlaceCreate', 'PlaceUpdate']) {
+      assert.equal('label' in at(schemas, body, 'properties'), false, body);
+      assert.equal('score' in at(schemas, body, 'properties'), false, body);
+    }
+  });
+
+  it('documents a lazy field in responses, not required, and names it in the fields parameter', () => {
+    assert.ok('description' in at(schemas, 'Place', 'properties'));
+    assert.equal((at(schemas, 'Place').required as string[]).includes('description'), false);
+    assert.match(String(at(schemas, 'Place', 'properties', 'description').description), /fields=/);
+    assert.match(String(parameter('fields').description), /Lazy fields \(`description`\)/);
+    const selectable = at(parameter('fields'), 'schema', 'items').enum as string[];
+    for (const name of ['description', 'score', 'tags', 'address'])
+      assert.ok(selectable.includes(name), name);
+    assert.equal(selectable.includes('secret'), false);
+  });
+
+  it('offers dotted paths of nested scalars to filter, and no object, array or non-queryable field', () => {
+    const filterable = Object.keys(at(schemas, 'PlaceFilter', 'properties'));
+    for (const path of [
+      'name',
+      'label',
+      'address.city',
+      'address.geo.lat',
+      'billing.iban',
+      'billing.since',
+    ]) {
+      assert.ok(filterable.includes(path), path);
+    }
+    for (const path of [
+      'address',
+      'address.geo',
+      'address.token',
+      'address.notes',
+      'tags',
+      'score',
+      'secret',
+    ]) {
+      assert.equal(filterable.includes(path), false, path);
+    }
+    assert.match(
+      String(parameter('filter').description),
+      /dotted path, e\.g\. `filter\[address\.city\]=Oslo`/,
+    );
+  });
+
+  it('offers only top-level queryable fields to sort', () => {
+    const keys = at(parameter('sort'), 'schema', 'items').enum as string[];
+    assert.ok(keys.includes('label') && keys.includes('-label') && keys.includes('-opened_at'));
+    for (const name of ['address', 'tags', 'score', 'secret', 'address.city']) {
+      assert.equal(keys.includes(name), false, name);
+    }
+  });
+});
