@@ -95,6 +95,8 @@ const BY_TYPE_NAME: Readonly<Record<string, FieldType>> = {
 export function fieldTypeOf(prop: EntityProperty): FieldType | undefined {
   if (prop.enum && (prop.items?.length ?? 0) > 0) return 'enum';
   const custom = prop.customType;
+  // In `number` mode MikroORM holds and serializes these as JSON numbers.
+  if ((custom instanceof DecimalType || custom instanceof BigIntType) && custom.mode === 'number') return 'number';
   if (custom !== undefined) {
     for (const [typeClass, fieldType] of BY_CUSTOM_TYPE) if (custom instanceof typeClass) return fieldType;
   }
