@@ -27,10 +27,14 @@ function writtenFields(context: ErrorContext): string[] {
 }
 
 // Node socket errors, PostgreSQL class 08/57P0x, MySQL client codes, SQLite open/lock failures.
+// Poolers answer in class 08 too: PgBouncer reports every refusal or lost server as 08P01.
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
+  'ECONNABORTED',
   'ETIMEDOUT',
+  'EADDRNOTAVAIL',
+  'ENETDOWN',
   'EHOSTUNREACH',
   'ENETUNREACH',
   'ENOTFOUND',
@@ -43,13 +47,19 @@ const CONNECTION_CODES = new Set([
   '57P01',
   '57P02',
   '57P03',
+  // idle_session_timeout ended the connection (PostgreSQL 14+).
+  '57P05',
   '53300',
+  // A read-only server: a standby, or a primary being demoted during a failover.
+  '25006',
   'SQLITE_BUSY',
   'SQLITE_CANTOPEN',
   'SQLITE_IOERR',
 ]);
+// Driver wordings, and PgBouncer's own (in case a wrapper dropped the SQLSTATE): a crashed or
+// unreachable server, a full or paused pool, a database it no longer serves.
 const CONNECTION_MESSAGES =
-  /Connection terminated|Query read timeout|connection is closed|Connection lost|Pool is closed|timeout exceeded when trying to connect|Cannot use a pool after calling end|Client has encountered a connection error|database connection is not open|ECONNREFUSED/i;
+  /Connection terminated|Query read timeout|connection is closed|Connection lost|Pool is closed|timeout exceeded when trying to connect|Cannot use a pool after calling end|Client has encountered a connection error|Client was closed and is not queryable|database connection is not open|ECONNREFUSED|server conn crashed|server closed the connection unexpectedly|pgbouncer cannot connect to server|server login has been failing|no more connections allowed|query_wait_timeout|client_login_timeout|database removed|conflict with recovery/i;
 
 type Coded = {
   code?: unknown;

@@ -42,7 +42,8 @@ export function prepareLookup(
   return async (session, value) => {
     const values = [...params];
     values[slot] = value;
-    // The primary connection, as the query builder uses by default: reads see the session's writes.
+    // The runner picks the connection as MikroORM would: a replica under `preferReadReplicas`,
+    // the primary inside a transaction or once the session wrote, so a request reads its own writes.
     const row = await runner.get(session, sql, values);
     return row == null ? undefined : (driver.mapResult(row, plan.meta) as Row);
   };

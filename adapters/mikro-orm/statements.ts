@@ -5,8 +5,20 @@
  * in docs/benchmarks.md — and PostgreSQL parses and plans each one. Here the SQL the query
  * builder produced (`toQuery()`: placeholders and parameters) runs as a cached better-sqlite3
  * statement — at once when no transaction is open on the connection, else under kysely's
- * connection lock so it never lands inside another request's transaction — or as a named
- * (server-side prepared) `pg` statement on MikroORM's own pool.
+ * connection lock so it never lands inside another request's transaction — or as an unnamed
+ * extended-protocol `pg` statement (parameters bound, nothing kept on the server) on MikroORM's
+ * own pool.
+ *
+ * PostgreSQL statements are unnamed by default because named (server-side prepared) statements
+ * live on one server connection: behind a pooler in transaction mode (PgBouncer before 1.21, or
+ * without `max_prepared_statements`) the next query lands on another connection and fails with
+ * `42P05 … already exists` or `26000 … does not exist`. `namedStatements: true` brings them back
+ * for a direct connection, where they save PostgreSQL the parse and plan of each query.
+ *
+ * The connection is the one MikroORM would pick: a read (a `select` without a row lock) outside a
+ * transaction, in a session that has not written, goes to `em.getConnection('read')` when
+ * `preferReadReplicas` is on (a replica, if any); everything else to the primary, so a request
+ * reads its own writes (session-state.ts).
  *
  * It steps aside, handing the query to MikroORM's connection as before, whenever MikroORM would
  * do more than run it: inside a transaction, with query logging on, with an `onQuery` hook,
@@ -17,8 +29,19 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import type { AnyMikroORM } from './describe.js';
 import type { Dialect } from './plan.js';
+import { readConnectionType } from './session-state.js';
 
 type Row = Record<string, unknown>;
+
+/** How the runner may run statements. */
+export interface StatementOptions {
+  /**
+   * PostgreSQL: run each SQL text as a named (server-side prepared) statement, planned once per
+   * connection. Off by default: unsafe behind a transaction-mode pooler that does not track
+   * prepared statements (PgBouncer before 1.21, or 1.21+ with `max_prepared_statements = 0`).
+   */
+  readonly namedStatements?: boolean;
+}
 
 /** What a `run` returns: the rows a statement changed. */
 export interface RunResult {
@@ -67,12 +90,27 @@ interface SqlFacts {
   readonly withLimit: Map<bigint | number, string>;
   /** The SQL with PostgreSQL's `$1`, `$2`… placeholders, made on first use. */
   numbered?: string;
+  /** A plain read (`select` without a row lock): it may go to a read replica. */
+  readonly reads: boolean;
+}
+
+// A row lock makes a select a write as far as replicas go: a replica refuses it.
+const LOCKING = /\sfor\s+(?:update|no\s+key\s+update|share|key\s+share)\b/i;
+
+/** Whether MikroORM would send this SQL to a read connection: a select that locks no rows. */
+function isRead(sql: string): boolean {
+  return /^\s*\(?\s*select\s/i.test(sql) && !LOCKING.test(sql);
 }
 
 function sqlFactsOf(sql: string, parameterCount: number): SqlFacts {
   const placeholdersOnly =
     !sql.includes('??') && !sql.includes('\\?') && sql.split('?').length - 1 === parameterCount;
-  return { placeholdersOnly, limit: placeholdersOnly ? limitSlotOf(sql) : null, withLimit: new Map() };
+  return {
+    placeholdersOnly,
+    limit: placeholdersOnly ? limitSlotOf(sql) : null,
+    withLimit: new Map(),
+    reads: isRead(sql),
+  };
 }
 
 /** Whether every parameter binds to the same value MikroORM would have written into the SQL. */
@@ -137,13 +175,15 @@ export class StatementRunner {
   readonly #sqlite = new Map<string, SqliteStatement>();
   #sqliteDatabase: SqliteDatabase | undefined;
   readonly #pgNames = new Map<string, string>();
+  readonly #namedStatements: boolean;
   readonly #facts = new Map<string, SqlFacts>();
   #onQuery: unknown;
   #onQueryIsDefault = false;
 
-  constructor(orm: AnyMikroORM, dialect: Dialect) {
+  constructor(orm: AnyMikroORM, dialect: Dialect, options: StatementOptions = {}) {
     this.#orm = orm;
     this.#dialect = dialect;
+    this.#namedStatements = options.namedStatements === true;
   }
 
   /** Rows of a query. */
@@ -171,8 +211,9 @@ export class StatementRunner {
     sql: string,
     params: readonly unknown[],
   ): Promise<string[] | undefined> {
-    if (!this.#direct(session, sql, params)) return undefined;
-    const connection = session.getConnection() as unknown as SqlConnection;
+    const facts = this.#factsOf(sql, params.length);
+    if (!this.#direct(session, facts, params)) return undefined;
+    const connection = this.#connection(session, facts);
     if (this.#dialect === 'sqlite') {
       const database = (await connection.getNativeClient()) as SqliteDatabase;
       return database
@@ -186,8 +227,20 @@ export class StatementRunner {
     return result.fields.map((field) => field.name);
   }
 
+  /**
+   * The connection MikroORM would run this SQL on: the primary for writes, inside a transaction
+   * and once the session wrote; for other reads, a read connection when `preferReadReplicas` is on.
+   */
+  #connection(session: EntityManager, facts: SqlFacts): SqlConnection {
+    const type =
+      facts.reads && session.getTransactionContext() === undefined
+        ? (readConnectionType(session) ?? (this.#orm.config.get('preferReadReplicas') ? 'read' : 'write'))
+        : 'write';
+    return session.getConnection(type) as unknown as SqlConnection;
+  }
+
   /** Whether MikroORM would do nothing but run the query, so that running it here changes nothing. */
-  #direct(session: EntityManager, sql: string, params: readonly unknown[]): boolean {
+  #direct(session: EntityManager, facts: SqlFacts, params: readonly unknown[]): boolean {
     if (this.#dialect !== 'sqlite' && this.#dialect !== 'postgresql') return false;
     if (session.getTransactionContext() !== undefined || session.getSessionContext() !== undefined)
       return false;
@@ -197,7 +250,7 @@ export class StatementRunner {
     if (config.get('onCreateConnection') !== undefined || config.get('onReserveConnection') !== undefined)
       return false;
     if (config.get('sessionContext') === 'connection') return false;
-    return bindable(this.#factsOf(sql, params.length), params);
+    return bindable(facts, params);
   }
 
   /** Whether `onQuery` is MikroORM's default (an identity function), remembered per function. */
@@ -217,8 +270,9 @@ export class StatementRunner {
     params: readonly unknown[],
     method: 'all' | 'get' | 'run',
   ): Promise<unknown> {
-    const connection = session.getConnection() as unknown as SqlConnection;
-    if (!this.#direct(session, sql, params)) {
+    const facts = this.#factsOf(sql, params.length);
+    const connection = this.#connection(session, facts);
+    if (!this.#direct(session, facts, params)) {
       const result = await connection.execute(sql, [...params], method, session.getTransactionContext());
       return method === 'run'
         ? { affectedRows: (result as { affectedRows?: number }).affectedRows ?? 0 }
@@ -324,7 +378,7 @@ export class StatementRunner {
     const facts = this.#factsOf(sql, params.length);
     facts.numbered ??= numbered(sql);
     const text = facts.numbered;
-    const name = this.#nameOf(text);
+    const name = this.#namedStatements ? this.#nameOf(text) : undefined;
     const values = params.map((value) => (typeof value === 'bigint' ? value.toString() : value));
     const result = await pool.query(name === undefined ? { text, values } : { name, text, values });
     if (method === 'get') return result.rows[0];

@@ -1,0 +1,200 @@
+/**
+ * MikroORM's `replicas` + `preferReadReplicas` against a real streaming replica the test builds
+ * (a private primary and a `pg_basebackup` standby, both removed at the end). With the standby's
+ * replay paused, a row written on the primary only tells where each read went: reads outside a
+ * transaction go to the replica, as MikroORM sends them; a session that wrote reads its own writes
+ * from the primary; reads inside a transaction use the primary. Both execution modes.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { EntityManager } from '@mikro-orm/core';
+import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
+import { Application, CrudRouter, type Logger } from '../../../lib/index.js';
+import type { ListQuery } from '../../../lib/types.js';
+import { fixtureModels, mikroOrmFixtureEntities } from '../../fixtures/mikro-orm/index.js';
+import { PrivatePostgres, requirePrivatePostgres } from '../../reliability/support/private-postgres.js';
+import { describeResponse, objectOf, send } from '../../security/support/client.js';
+import { serve, type TestServer } from '../../support/http.js';
+import { queryOn, StreamingReplica } from '../../support/streaming-replica.js';
+
+const { Category } = fixtureModels;
+const DATABASE = 'kma_replicas';
+const quietLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };
+
+function byName(name: string): ListQuery {
+  return {
+    filters: [{ field: 'name', op: '$eq', value: name }],
+    sort: [{ field: 'id', direction: 'asc' }],
+    limit: 10,
+    offset: 0,
+    withTotal: true,
+  };
+}
+
+/** Inserts a row on the primary behind the adapter's back; returns its id. */
+async function insertOnPrimary(primary: PrivatePostgres, name: string): Promise<number> {
+  const [row] = await queryOn(
+    primary.url(DATABASE),
+    'insert into categories (name) values ($1) returning id',
+    [name],
+  );
+  return Number(row?.id);
+}
+
+/** Client connections the adapter holds open on a server (its pool stays open between reads). */
+async function adapterConnections(url: string): Promise<number> {
+  const [row] = await queryOn(
+    url,
+    "select count(*)::int as n from pg_stat_activity where datname = $1 and backend_type = 'client backend' and pid <> pg_backend_pid()",
+    [DATABASE],
+  );
+  return Number(row?.n);
+}
+
+/** Runs `check` while the replica's replay is paused (so it lags for certain), resuming it after. */
+async function whileLagging(replica: StreamingReplica, check: () => Promise<void>): Promise<void> {
+  await replica.catchUp();
+  await replica.pauseReplay();
+  try {
+    await check();
+  } finally {
+    await replica.resumeReplay();
+  }
+}
+
+describe('MikroOrmAdapter with a streaming read replica', requirePrivatePostgres(), () => {
+  let primary: PrivatePostgres | undefined;
+  let replica: StreamingReplica | undefined;
+
+  before(async () => {
+    primary = await PrivatePostgres.start();
+    await queryOn(primary.url(), `create database ${DATABASE}`);
+    const creator = await MikroOrmAdapter.connect({
+      url: primary.url(DATABASE),
+      entities: [...mikroOrmFixtureEntities],
+      schema: 'create',
+    });
+    await creator.close();
+    replica = await StreamingReplica.start(primary);
+  });
+
+  after(async () => {
+    try {
+      await replica?.destroy();
+    } finally {
+      await primary?.destroy();
+    }
+  });
+
+  for (const mode of ['fast', 'plain'] as const) {
+    describe(`in ${mode} mode`, () => {
+      let adapter: MikroOrmAdapter | undefined;
+      let server: TestServer | undefined;
+      let app: Application | undefined;
+
+      before(async () => {
+        assert.ok(primary !== undefined && replica !== undefined);
+        adapter = await MikroOrmAdapter.connect({
+          url: primary.url(DATABASE),
+          entities: [...mikroOrmFixtureEntities],
+          replicas: [{ host: '127.0.0.1', port: replica.port }],
+          preferReadReplicas: true,
+          ...(mode === 'plain' ? { mode } : {}),
+        });
+        app = new Application({ title: `replicas ${mode}`, adapter, logger: quietLogger });
+        new CrudRouter({ model: Category }).register_routes(app);
+        server = await serve(app.callback());
+      });
+
+      after(async () => {
+        await server?.close();
+        await adapter?.close();
+      });
+
+      it('reads outside a transaction (get, list, GET routes) from the replica', async () => {
+        assert.ok(primary && replica && adapter && server);
+        const lagging = replica;
+        const name = `primary-only-${mode}`;
+        let id = 0;
+        await whileLagging(lagging, async () => {
+          id = await insertOnPrimary(primary as PrivatePostgres, name);
+          assert.equal(await adapter?.get(adapter.openSession(), Category, id), undefined);
+          const listed = await adapter?.list(adapter.openSession(), Category, byName(name));
+          assert.deepEqual([listed?.rows.length, listed?.total], [0, 0]);
+          const one = await send(server?.url ?? '', { method: 'GET', path: `/categories/${id}` });
+          assert.equal(one.status, 404, describeResponse(one));
+          const page = await send(server?.url ?? '', {
+            method: 'GET',
+            path: `/categories?filter%5Bname%5D=${name}`,
+          });
+          assert.equal(page.status, 200, describeResponse(page));
+          assert.deepEqual(page.json, []);
+          assert.ok(
+            (await adapterConnections(lagging.url())) > 0,
+            'the adapter holds connections on the replica',
+          );
+        });
+        assert.equal((await adapter.get(adapter.openSession(), Category, id))?.name, name, 'once replayed');
+      });
+
+      it('reads its own writes in a session that wrote, even while the replica lags', async () => {
+        assert.ok(primary && replica && adapter && server);
+        const existing = await insertOnPrimary(primary, `before-pause-${mode}`);
+        const other = await insertOnPrimary(primary, `before-pause-http-${mode}`);
+        await whileLagging(replica, async () => {
+          assert.ok(adapter && server);
+          const session = adapter.openSession();
+          const created = await adapter.create(session, Category, { name: `written-${mode}` });
+          assert.equal((await adapter.get(session, Category, created.id as number))?.name, `written-${mode}`);
+          const listed = await adapter.list(session, Category, byName(`written-${mode}`));
+          assert.deepEqual(
+            listed.rows.map((row) => row.id),
+            [created.id],
+          );
+          const updated = await adapter.update(session, Category, existing, { name: `renamed-${mode}` });
+          assert.equal(updated?.name, `renamed-${mode}`);
+          assert.equal((await adapter.get(session, Category, existing))?.name, `renamed-${mode}`);
+          // A fresh session has not written: it reads the lagging replica.
+          assert.equal(await adapter.get(adapter.openSession(), Category, created.id as number), undefined);
+
+          // Over HTTP: a create and an update answer with the stored record, read from the primary.
+          const posted = await send(server.url, {
+            method: 'POST',
+            path: '/categories',
+            json: { name: `http-${mode}` },
+          });
+          assert.equal(posted.status, 201, describeResponse(posted));
+          assert.equal(objectOf(posted).name, `http-${mode}`);
+          const put = await send(server.url, {
+            method: 'PUT',
+            path: `/categories/${other}`,
+            json: { name: `http-renamed-${mode}` },
+          });
+          assert.equal(put.status, 200, describeResponse(put));
+          assert.equal(objectOf(put).name, `http-renamed-${mode}`);
+        });
+      });
+
+      it('reads inside a transaction from the primary', async () => {
+        assert.ok(primary && replica && adapter);
+        const name = `in-transaction-${mode}`;
+        await whileLagging(replica, async () => {
+          assert.ok(adapter);
+          const id = await insertOnPrimary(primary as PrivatePostgres, name);
+          assert.equal(
+            await adapter.get(adapter.openSession(), Category, id),
+            undefined,
+            'outside: the replica',
+          );
+          const seen = await adapter.openSession().transactional(async (em: EntityManager) => {
+            const row = await adapter?.get(em, Category, id);
+            const listed = await adapter?.list(em, Category, byName(name));
+            return { row, count: listed?.rows.length };
+          });
+          assert.equal(seen.row?.name, name);
+          assert.equal(seen.count, 1);
+        });
+      });
+    });
+  }
+});
