@@ -51,6 +51,8 @@ export function servedProperties(meta: EntityMetadata): EntityProperty[] {
     if (prop.embedded !== undefined) return false;
     // A discriminator MikroORM added itself is never hydrated, so its serializer never shows it.
     if (prop.userDefined === false && isDiscriminator(meta, prop)) return false;
+    // The root of a single-table hierarchy is served with its own fields; each subclass has its route.
+    if (prop.inherited === true && meta.root === meta && meta.discriminatorMap !== undefined) return false;
     if (prop.kind === ReferenceKind.SCALAR || prop.kind === ReferenceKind.EMBEDDED) return true;
     return prop.kind === ReferenceKind.MANY_TO_ONE || (prop.kind === ReferenceKind.ONE_TO_ONE && prop.owner);
   });

@@ -99,6 +99,8 @@ export function fieldTypeOf(prop: EntityProperty): FieldType | undefined {
   if ((custom instanceof DecimalType || custom instanceof BigIntType) && custom.mode === 'number') return 'number';
   if (custom !== undefined) {
     for (const [typeClass, fieldType] of BY_CUSTOM_TYPE) if (custom instanceof typeClass) return fieldType;
+    // A user's own type: its JSON form is whatever its value (or toJSON) is, whatever the column.
+    if (isUserType(prop)) return 'json';
   }
   const typeName = typeof prop.type === 'string' ? prop.type.toLowerCase() : '';
   // `Date` (reflected design type) is a timestamp unless declared otherwise.
@@ -110,6 +112,13 @@ export function fieldTypeOf(prop: EntityProperty): FieldType | undefined {
 }
 
 const BUILT_IN_TYPES: ReadonlySet<unknown> = new Set(Object.values(types));
+
+/** Whether the property has a type of the user's own that extends none of MikroORM's (its JSON form is its own). */
+export function isUserType(prop: EntityProperty): boolean {
+  const custom = prop.customType;
+  if (custom === undefined || BUILT_IN_TYPES.has(custom.constructor)) return false;
+  return !Object.values(types).some((builtIn) => custom instanceof builtIn);
+}
 
 /** Whether the property's type is one of MikroORM's own (exactly, not a user's subclass), or it has none. */
 export function hasBuiltInType(prop: EntityProperty): boolean {

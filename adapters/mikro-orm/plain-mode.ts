@@ -54,7 +54,11 @@ export class PlainPath {
           )
         : Promise.resolve(undefined);
       const [entities, count] = await Promise.all([rows, total]);
-      const records = (entities as object[]).map((entity) => this.record(plan, entity));
+      const records = await this.#exact(
+        session,
+        plan,
+        (entities as object[]).map((entity) => this.record(plan, entity)),
+      );
       return count === undefined ? { rows: records } : { rows: records, total: count };
     } catch (error) {
       if (isMalformedKey(error)) throw ApiError.invalidQuery('A filter value does not fit its column.');
@@ -70,7 +74,9 @@ export class PlainPath {
     value: unknown,
   ): Promise<RawRecord | undefined> {
     const entity = await this.#load(session, plan, { [field.prop.name]: value }, readConnectionType(session));
-    return entity === undefined ? undefined : this.record(plan, entity);
+    if (entity === undefined) return undefined;
+    const [record] = await this.#exact(session, plan, [this.record(plan, entity)]);
+    return record;
   }
 
   /** Inserts through the unit of work; the stored record, read back from the primary. */
@@ -157,7 +163,45 @@ export class PlainPath {
     }
     if (entity === null)
       throw ApiError.internal(new Error(`${plan.description.name} ${String(id)} vanished after a write.`));
-    return this.record(plan, entity);
+    const [record] = await this.#exact(session, plan, [this.record(plan, entity)]);
+    return record as RawRecord;
+  }
+
+  /**
+   * better-sqlite3, as MikroORM's SQLite driver uses it, hands INTEGER values over as JS numbers,
+   * which round beyond 2^53: a bigint that large is read again as text, so that no value the
+   * database holds is served changed. Only SQLite, and only records holding such a value.
+   */
+  async #exact(session: EntityManager, plan: ModelPlan, records: RawRecord[]): Promise<RawRecord[]> {
+    if (plan.dialect !== 'sqlite') return records;
+    const wide = plan.fields.filter(
+      (field) => field.field.type === 'bigint' && field.prop.fieldNames?.length === 1 && field.prop.kind === ReferenceKind.SCALAR,
+    );
+    if (wide.length === 0) return records;
+    const key = plan.primary.field.name;
+    const rounded = records.filter((record) => wide.some((field) => beyondSafe(record[field.field.name])));
+    if (rounded.length === 0) return records;
+    const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+    const columns = wide.map((field, i) => `cast(${quote(field.prop.fieldNames[0] as string)} as text) as v${i}`);
+    const keyColumn = quote(plan.primary.prop.fieldNames[0] as string);
+    const ids = rounded.map((record) => record[key]);
+    const sql = `select ${keyColumn} as k, ${columns.join(', ')} from ${quote(plan.meta.tableName)} where ${keyColumn} in (${ids.map(() => '?').join(', ')})`;
+    let rows: Row[];
+    try {
+      rows = (await session.getConnection('write').execute(sql, ids as unknown[], 'all')) as Row[];
+    } catch (error) {
+      throw this.#failures.read(error, plan);
+    }
+    const byKey = new Map(rows.map((row) => [String(row.k), row]));
+    for (const record of rounded) {
+      const row = byKey.get(String(record[key]));
+      if (row === undefined) continue;
+      wide.forEach((field, i) => {
+        const text = row[`v${i}`];
+        if (typeof text === 'string' && typeof record[field.field.name] === 'string') record[field.field.name] = text;
+      });
+    }
+    return records;
   }
 
   async #load(
@@ -214,6 +258,13 @@ function assignValues(session: EntityManager, plan: ModelPlan, entity: object, v
   }
   if (Object.keys(assigned).length > 0)
     session.assign(entity as AnyEntity, assigned as AnyEntity, { updateNestedEntities: false });
+}
+
+/** Whether a bigint's JSON form (a string of digits) is a number JS cannot hold exactly. */
+function beyondSafe(value: unknown): boolean {
+  if (typeof value !== 'string' || !/^-?\d{16,}$/.test(value)) return false;
+  const n = BigInt(value);
+  return n > BigInt(Number.MAX_SAFE_INTEGER) || n < -BigInt(Number.MAX_SAFE_INTEGER);
 }
 
 /** The property names of the lazy fields a `fields=` selection names. */

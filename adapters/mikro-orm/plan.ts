@@ -3,6 +3,7 @@
  * MikroORM property, how to select it, and its value conversions in both directions.
  */
 import { type EntityMetadata, type EntityProperty, type Platform, raw } from '@mikro-orm/core';
+import { ApiError } from '../../lib/errors.js';
 import { buildModelDescription } from '../../lib/model/describe.js';
 import type { FieldDescription, ModelClass, ModelDescription, RawRecord } from '../../lib/types.js';
 import { type AnyMikroORM, entityMetadata, jsonNameOf, modelFacts, servedProperties } from './describe.js';
@@ -164,8 +165,13 @@ export function encodeData(plan: ModelPlan, data: Readonly<RawRecord>): Record<s
   for (const [name, value] of Object.entries(data)) {
     const field = plan.byName.get(name);
     // Computed values (formulas, getters, the inheritance discriminator) belong to the ORM.
-    if (field !== undefined && value !== undefined && field.field.computed !== true)
+    if (field === undefined || value === undefined || field.field.computed === true) continue;
+    try {
       encoded[field.prop.name] = field.encode(value);
+    } catch {
+      // A custom type's fromJSON refused the value.
+      throw ApiError.validation([{ path: name, message: 'The value cannot be stored in this field.' }]);
+    }
   }
   return encoded;
 }

@@ -38,9 +38,11 @@ function toTimeString(value: unknown): string {
   return match?.[1] ?? text;
 }
 
-function toDecimalString(value: unknown, scale: number | undefined): string {
-  // SQLite keeps NUMERIC as REAL and hands back 12.5 for 12.50.
-  if (typeof value === 'number' && scale !== undefined) return value.toFixed(scale);
+/**
+ * As MikroORM's DecimalType reads it: the driver's text (PostgreSQL, MariaDB: `12.50`), or on SQLite,
+ * which keeps NUMERIC as REAL, the number's own digits (`12.5`).
+ */
+function toDecimalString(value: unknown): string {
   return String(value);
 }
 
@@ -67,7 +69,7 @@ export function decoderFor(type: FieldType, prop: EntityProperty, platform: Plat
       case 'bigint':
         return (value) => String(value);
       case 'decimal':
-        return (value) => toDecimalString(value, prop.scale);
+        return toDecimalString;
       case 'date':
         return toDateString;
       case 'time':
