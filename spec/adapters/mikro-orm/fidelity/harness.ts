@@ -1,0 +1,263 @@
+/**
+ * The differential suite's harness: per database target, one database shared by both execution
+ * modes; per mode, a `MikroOrmAdapter` over the fidelity catalogue behind a real `Application`
+ * on a loopback port. The reference is MikroORM itself, asked through a fresh `EntityManager` of
+ * the same ORM: `wrap(entity).toObject()` for records, `em.find` for filters and sorts.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe } from 'node:test';
+import { BigIntType, type EntityManager, type EntityMetadata, wrap } from '@mikro-orm/core';
+import { MikroOrmAdapter } from '../../../../adapters/mikro-orm/index.js';
+import { Application, CrudRouter } from '../../../../lib/index.js';
+import type { ModelClass } from '../../../../lib/types.js';
+import {
+  Bulletin,
+  Carrier,
+  fidelityEntities,
+  fidelitySubscribers,
+  Memo,
+  Shipment,
+  Truck,
+  Van,
+  Vehicle,
+} from '../../../fixtures/mikro-orm/fidelity.js';
+import {
+  createTestDatabase,
+  type DatabaseTarget,
+  databaseTargets,
+  requireTarget,
+  type TestDatabase,
+} from '../../../support/databases.js';
+import { serve, type TestServer } from '../../../support/http.js';
+
+/** The two execution modes of the adapter. */
+export const MODES = ['fast', 'plain'] as const;
+/** One execution mode. */
+export type Mode = (typeof MODES)[number];
+
+/** A JSON object as the API or MikroORM's serializer gives it. */
+export type Json = Record<string, unknown>;
+
+/** Where each catalogue model is served: STI subclasses share a table, so each gets a prefix. */
+export const ROUTES: ReadonlyMap<ModelClass, string> = new Map<ModelClass, string>([
+  [Memo, '/memos'],
+  [Carrier, '/carriers'],
+  [Shipment, '/shipments'],
+  [Vehicle, '/vehicles'],
+  [Truck, '/trucks/vehicles'],
+  [Van, '/vans/vehicles'],
+  [Bulletin, '/bulletins'],
+]);
+
+/** The path of a model's collection. */
+export function routeOf(model: ModelClass): string {
+  const route = ROUTES.get(model);
+  assert.ok(route !== undefined, `${model.name} has no route in the fidelity app`);
+  return route;
+}
+
+/** An HTTP answer with its body parsed. */
+export interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: unknown;
+}
+
+/** One adapter (one mode) over one target's database, served over HTTP. */
+export class FidelityEnv {
+  constructor(
+    readonly target: DatabaseTarget,
+    readonly mode: Mode,
+    readonly adapter: MikroOrmAdapter,
+    readonly server: TestServer,
+  ) {}
+
+  /** A fresh EntityManager of the adapter's ORM: MikroORM's own view of the database. */
+  em(): EntityManager {
+    return this.adapter.orm.em.fork();
+  }
+
+  /** Sends a request; the body is parsed as JSON when there is one. */
+  async send(method: string, path: string, json?: unknown): Promise<Answer> {
+    const response = await this.server.request(path, {
+      method,
+      ...(json === undefined ? {} : { json }),
+    });
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      // Not JSON: keep the text, the assertion shows it.
+    }
+    return { status: response.status, headers: response.headers, body };
+  }
+
+  /** GET that must answer 200; the parsed body. */
+  async get<T = Json>(path: string): Promise<T> {
+    const answer = await this.send('GET', path);
+    assert.equal(answer.status, 200, `GET ${path}: ${JSON.stringify(answer.body)}`);
+    return answer.body as T;
+  }
+
+  /** MikroORM's JSON of the row with this key (lazy fields left out), or undefined when `findOne` finds none. */
+  async mikroJson(
+    model: ModelClass,
+    id: unknown,
+    options: { filters?: boolean } = {},
+  ): Promise<Json | undefined> {
+    const entity = await this.em().findOne(model as never, id as never, {
+      ...(options.filters === false ? { filters: false } : {}),
+    });
+    return entity === null ? undefined : this.exactJson(model, entity as object);
+  }
+
+  /**
+   * MikroORM's JSON of an entity with the two documented differences of the API (docs/models.md):
+   * on SQLite a bigint beyond 2^53, which MikroORM's driver reads rounded, is the exact stored value;
+   * the root route of a single-table hierarchy shows the root's own fields.
+   */
+  async exactJson(model: ModelClass, entity: object): Promise<Json> {
+    const json = this.json(model, entity);
+    const meta = this.meta(model);
+    if (meta.root === meta && meta.discriminatorMap !== undefined)
+      for (const prop of meta.props) if (prop.inherited === true) delete json[prop.serializedName ?? prop.name];
+    if (!this.target.startsWith('sqlite')) return json;
+    for (const prop of meta.props) {
+      const name = prop.serializedName ?? prop.name;
+      const value = json[name];
+      if (!(prop.customType instanceof BigIntType) || typeof value !== 'string') continue;
+      if (BigInt(value) <= BigInt(Number.MAX_SAFE_INTEGER) && BigInt(value) >= -BigInt(Number.MAX_SAFE_INTEGER)) continue;
+      const rows = (await this.em()
+        .getConnection()
+        .execute(
+          `select cast("${prop.fieldNames[0]}" as text) as v from "${meta.tableName}" where "${meta.primaryKeys[0]}" = ?`,
+          [json[meta.primaryKeys[0] as string]],
+          'all',
+        )) as { v: string }[];
+      json[name] = rows[0]?.v ?? value;
+    }
+    return json;
+  }
+
+  /** MikroORM's serialization of an entity through JSON, without the fields the API sends only on request. */
+  json(model: ModelClass, entity: object): Json {
+    const json = JSON.parse(JSON.stringify(wrap(entity).toObject())) as Json;
+    for (const name of lazyJsonNames(this.meta(model))) delete json[name];
+    return json;
+  }
+
+  /** The keys `em.find` returns for a query, in its order. */
+  async mikroIds(model: ModelClass, where: object, orderBy?: object): Promise<unknown[]> {
+    const rows = (await this.em().find(model as never, where as never, {
+      ...(orderBy === undefined ? {} : { orderBy: orderBy as never }),
+    })) as { id: unknown }[];
+    return rows.map((row) => row.id);
+  }
+
+  /** The ORM's metadata of a model. */
+  meta(model: ModelClass): EntityMetadata {
+    return this.adapter.orm.getMetadata().get(model as never) as EntityMetadata;
+  }
+}
+
+/** The JSON names of a model's lazy properties. */
+export function lazyJsonNames(meta: EntityMetadata): string[] {
+  return meta.props.filter((prop) => prop.lazy === true).map((prop) => prop.serializedName ?? prop.name);
+}
+
+/** The targets of the differential suite: SQLite in memory, PostgreSQL and MariaDB (narrowed by KMA_DATABASES). */
+export function fidelityTargets(): DatabaseTarget[] {
+  return databaseTargets().filter((target) => target !== 'sqlite-file');
+}
+
+/** Builds the application of one mode: every catalogue model on its route. */
+async function startEnv(
+  target: DatabaseTarget,
+  mode: Mode,
+  db: TestDatabase,
+  create: boolean,
+): Promise<FidelityEnv> {
+  const adapter = await MikroOrmAdapter.connect({
+    url: db.url,
+    entities: [...fidelityEntities],
+    subscribers: fidelitySubscribers(),
+    schema: create ? 'create' : 'none',
+    mode,
+  });
+  const app = new Application({ title: `fidelity ${target} ${mode}`, adapter });
+  for (const [model, route] of ROUTES) {
+    const prefix = route.split('/').slice(0, -1).join('/');
+    new CrudRouter(prefix === '' ? { model } : { model, prefix }).register_routes(app);
+  }
+  // A plain server over app.callback(): closing it leaves the adapter to this harness.
+  return new FidelityEnv(target, mode, adapter, await serve(app.callback()));
+}
+
+/**
+ * Registers `body` once per target and mode, as `<title> on <target> (<mode>)`. Both modes of a
+ * target share one database (SQLite in memory: one each); `seed` runs once per mode before the tests;
+ * `targets` keeps only the first N targets.
+ */
+export async function describeFidelity(
+  title: string,
+  body: (env: () => FidelityEnv) => void,
+  seed?: (env: FidelityEnv) => Promise<void>,
+  options: { readonly targets?: number } = {},
+): Promise<void> {
+  // A check that does not depend on the database may run on the first target only.
+  for (const target of fidelityTargets().slice(0, options.targets)) {
+    const option = await requireTarget(target);
+    describe(`${title} on ${target}`, option, () => {
+      let db: TestDatabase | undefined;
+      const envs = new Map<Mode, FidelityEnv>();
+      before(async () => {
+        db = await createTestDatabase(target);
+      });
+      after(async () => {
+        for (const env of envs.values()) {
+          await env.server.close();
+          await env.adapter.close();
+        }
+        await db?.drop();
+      });
+      for (const mode of MODES) {
+        describe(`${mode} mode`, () => {
+          before(async () => {
+            assert.ok(db !== undefined);
+            const shared = target !== 'sqlite-memory';
+            const env = await startEnv(target, mode, db, !shared || envs.size === 0);
+            envs.set(mode, env);
+            await seed?.(env);
+          });
+          body(() => {
+            const env = envs.get(mode);
+            assert.ok(env !== undefined, 'the environment did not start');
+            return env;
+          });
+        });
+      }
+    });
+  }
+}
+
+/** Asserts that two JSON objects are equal whatever the order of their keys. */
+export function assertSameJson(actual: unknown, expected: unknown, message?: string): void {
+  assert.deepStrictEqual(sortKeys(actual), sortKeys(expected), message);
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortKeys((value as Json)[key])]),
+  );
+}
+
+/** The `id` of every item of a list answer, in order. */
+export function idsOf(items: unknown): unknown[] {
+  assert.ok(Array.isArray(items), `expected a JSON array, got ${JSON.stringify(items)}`);
+  return items.map((item) => (item as Json).id);
+}
