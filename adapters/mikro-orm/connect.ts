@@ -55,6 +55,17 @@ export interface DriverChoice {
   readonly connection: Partial<Options>;
 }
 
+/** The version of the installed `@mikro-orm/core`, as MikroORM reports it. */
+async function installedCoreVersion(): Promise<string | undefined> {
+  try {
+    const { Utils } = await import('@mikro-orm/core');
+    const version = (Utils as unknown as { getORMVersion?: () => string }).getORMVersion?.();
+    return typeof version === 'string' && /^\d+\.\d+\.\d+/.test(version) ? version : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 // A computed specifier: TypeScript must not require every driver when users build.
 async function importDriver(packageName: string, exportName: string): Promise<DriverClass> {
   try {
@@ -62,8 +73,11 @@ async function importDriver(packageName: string, exportName: string): Promise<Dr
     return module[exportName] as DriverClass;
   } catch (error) {
     if ((error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND') {
+      // Every @mikro-orm package needs @mikro-orm/core at exactly its own version.
+      const core = await installedCoreVersion();
+      const spec = core === undefined ? packageName : `${packageName}@${core}`;
       throw new ConfigurationError(
-        `This database URL needs the package ${packageName}: npm install ${packageName}`,
+        `This database URL needs the package ${packageName}: npm install --save-exact ${spec}`,
       );
     }
     throw error;

@@ -6,7 +6,7 @@
  * happens here as in any MikroORM application. It is complete on its own; the fast path is an
  * optimisation that must give the same answers (fast-path.ts).
  */
-import { type EntityManager, type EntityProperty, ReferenceKind, type Type, wrap } from '@mikro-orm/core';
+import { type EntityManager, type EntityProperty, Reference, ReferenceKind, type Type, wrap } from '@mikro-orm/core';
 import { ApiError } from '../../lib/errors.js';
 import type { ListQuery, ListResult, RawRecord } from '../../lib/types.js';
 import type { AnyMikroORM } from './describe.js';
@@ -140,8 +140,10 @@ export class PlainPath {
   record(plan: ModelPlan, entity: object): RawRecord {
     const record = wrap(entity, true).toObject() as RawRecord;
     for (const field of plan.fields) {
-      if (!field.field.hidden) continue;
-      record[field.field.name] = hiddenValue(field.prop, entity, this.#orm);
+      // A related entity loaded in the same session (the caller, after `populateAfterFlush`) would
+      // serialize whole: a many-to-one is always its key here.
+      if (field.field.hidden || field.field.relation !== undefined)
+        record[field.field.name] = hiddenValue(field.prop, entity, this.#orm);
     }
     return record;
   }
@@ -274,12 +276,14 @@ function lazyNamed(plan: ModelPlan, fields: readonly string[] | undefined): stri
   return plan.fields.filter((field) => field.field.lazy === true && named.has(field.field.name)).map((field) => field.prop.name);
 }
 
-/** A hidden property's value in the form `toObject()` would give it if it were visible. */
+/** A property's value as `toObject()` gives it when visible and not populated (a relation: the key). */
 function hiddenValue(prop: EntityProperty, entity: object, orm: AnyMikroORM): unknown {
   const value = (entity as Row)[prop.name];
   if (value === undefined || value === null) return null;
-  if (prop.kind === ReferenceKind.MANY_TO_ONE || prop.kind === ReferenceKind.ONE_TO_ONE)
-    return wrap(value as object, true).getPrimaryKey();
+  if (prop.kind === ReferenceKind.MANY_TO_ONE || prop.kind === ReferenceKind.ONE_TO_ONE) {
+    const key = wrap(Reference.unwrapReference(value as object), true).getPrimaryKey();
+    return orm.em.getPlatform().normalizePrimaryKey(key as never);
+  }
   const custom = prop.customType;
   return custom === undefined ? value : custom.toJSON(value, orm.em.getPlatform());
 }
