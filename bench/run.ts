@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Profile } from './contenders/shared/env.js';
-import { CONTENDERS, type ContenderName, type ContenderSpec } from './lib/contenders.js';
+import { CONTENDERS, type ContenderName, type ContenderSpec, isFramework } from './lib/contenders.js';
 import { type BenchDatabase, createDatabase } from './lib/database.js';
 import { Dataset } from './lib/dataset.js';
 import { machineInfo } from './lib/machine.js';
@@ -102,9 +102,10 @@ const start = (
     jwtSecret: env.secret,
     profile,
     cpu: env.serverCpu,
-    ...(extraEnv === undefined ? {} : { env: extraEnv }),
-    // --profile: the framework's CPU profiles, one file per process, written when it exits.
-    ...(env.options.profileDir !== undefined && spec.name === 'framework'
+    // The contender's own settings (the framework's adapter mode), then the scenario's.
+    ...(spec.env === undefined && extraEnv === undefined ? {} : { env: { ...spec.env, ...extraEnv } }),
+    // --profile: the framework's CPU profiles (either adapter mode), one file per process, written when it exits.
+    ...(env.options.profileDir !== undefined && isFramework(spec)
       ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${env.options.profileDir}`] }
       : {}),
   });

@@ -1,13 +1,14 @@
 /**
  * Contender "framework": the example application on koa-model-api, shaped like the README's example
  * (JWT, ownership policies). The `open` profile serves public reads; `secure` requires a token on every
- * posts route with owner-or-admin on GET/PUT/DELETE.
+ * posts route with owner-or-admin on GET/PUT/DELETE. `BENCH_ADAPTER_MODE=plain` runs the adapter in plain
+ * mode (MikroORM's public API only): the contender "framework-plain".
  */
 import { MikroOrmAdapter } from '../../adapters/mikro-orm/index.js';
 import { Application, AuthRouter, CrudRouter } from '../../lib/index.js';
 import { FrameworkModel } from '../../lib/model/framework-model.js';
 import { Post, User } from './framework/entities.js';
-import { JWT_AUDIENCE, JWT_ISSUER, POOL_MAX, readEnv, TOKEN_TTL_SECONDS } from './shared/env.js';
+import { adapterMode, JWT_AUDIENCE, JWT_ISSUER, POOL_MAX, readEnv, TOKEN_TTL_SECONDS } from './shared/env.js';
 import { modelCount, sweepModels } from './shared/sweep.js';
 import { startTelemetry } from './shared/telemetry.js';
 
@@ -26,6 +27,7 @@ const adapter = await MikroOrmAdapter.connect({
   url: env.databaseUrl,
   entities: [User, Post, ...extra.map((sweep) => sweep.schema)],
   pool: { max: POOL_MAX },
+  mode: adapterMode(),
 });
 const app = new Application({ title: 'bench', adapter });
 const auth = new AuthRouter({

@@ -18,6 +18,7 @@ export const CHARTED: readonly { readonly name: ScenarioName; readonly title: st
 
 const COLORS: Readonly<Record<ContenderName, string>> = {
   framework: '#d9480f',
+  'framework-plain': '#f08c00',
   handwritten: '#1971c2',
   feathers: '#2f9e44',
   ceiling: '#868e96',

@@ -125,6 +125,18 @@ interface GoalRow {
   readonly unit: '×' | '%';
 }
 
+/**
+ * Issue 14's goal for the adapter's plain mode (MikroORM's public API only): on each of these scenarios,
+ * at least `atLeast` × the hand-written app's throughput. Beside each, for reference, the fast path
+ * against the plain mode: what the adapter's own SQL path is worth, measured.
+ */
+const PLAIN_MODE_GOALS: readonly { scenario: ScenarioName; title: string; atLeast: number }[] = [
+  { scenario: 'get_by_id', title: 'GET by id', atLeast: 1.0 },
+  { scenario: 'list_20', title: 'list 20', atLeast: 1.0 },
+  { scenario: 'create', title: 'create', atLeast: 1.0 },
+  { scenario: 'update', title: 'update', atLeast: 1.0 },
+];
+
 /** The figures of a set of metrics: a contender's medians, or one repeat's records. */
 type MetricsOf = (scenario: ScenarioName, contender: ContenderName) => Metrics | undefined;
 
@@ -186,6 +198,25 @@ function goalRows(get: MetricsOf, backend: Backend): GoalRow[] {
       row(`${s} vs hand-written`, '≥ 1.0×', ratio(f(s)?.rps, o(s, 'handwritten')?.rps), (x) => x >= 1),
     );
     lines.push(row(`${s} vs Feathers`, '≥ 1.1×', ratio(f(s)?.rps, o(s, 'feathers')?.rps), (x) => x >= 1.1));
+  }
+  for (const goal of PLAIN_MODE_GOALS) {
+    const plain = o(goal.scenario, 'framework-plain')?.rps;
+    lines.push(
+      row(
+        `plain mode: ${goal.title} vs hand-written`,
+        `≥ ${goal.atLeast.toFixed(1)}×`,
+        ratio(plain, o(goal.scenario, 'handwritten')?.rps),
+        (x) => x >= goal.atLeast,
+      ),
+    );
+    lines.push(
+      row(
+        `… ${goal.title}: the fast path vs the plain mode`,
+        'for reference',
+        ratio(f(goal.scenario)?.rps, plain),
+        undefined,
+      ),
+    );
   }
   lines.push(
     row(
@@ -434,6 +465,11 @@ export function renderMarkdown(results: ResultsFile, source: string, root: strin
     '| contender | what it is |',
     '|---|---|',
     '| koa-model-api | this framework: `CrudRouter` + `AuthRouter` on `MikroOrmAdapter`, shaped like the example application |',
+    ...(results.records.some((r) => r.contender === 'framework-plain')
+      ? [
+          "| koa-model-api, plain mode | the same application with `MikroOrmAdapter`'s `mode: 'plain'`: every read and write through MikroORM's public API (`em.find`/`findOne`/`count`, `em.create`/`assign`/`flush`/`remove`, `toObject()`), none through the adapter's own SQL path |",
+        ]
+      : []),
     '| hand-written Koa + MikroORM | Koa 3 + @koa/router + MikroORM 7 written by hand as their docs recommend: `RequestContext` per request, `em.findOne`, `wrap().toObject()`, `persist`/`flush`, jsonwebtoken (HS256, exp, iss/aud) with the user reloaded per request, @node-rs/bcrypt |',
     '| Feathers 5 (koa + knex) | @feathersjs/koa + `KnexService` + @feathersjs/authentication (local + JWT strategies), schema resolvers for the response shape; passwords are verified by its local strategy, which uses bcryptjs |',
     '| ceiling | bare `node:http` with prepared statements (better-sqlite3, or pg named statements), the same JWT and bcrypt work where a route needs a caller |',

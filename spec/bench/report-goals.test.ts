@@ -148,6 +148,42 @@ describe('bench report: goal table', () => {
     assert.match(markdown, /CPU time per request \(`process.cpuUsage\(\)` over each slice/);
   });
 
+  it("shows the plain mode against the hand-written app as a goal, and the fast path's worth for reference", () => {
+    const markdown = render([
+      run('get_by_id', 'framework', 0, { rps: 3000 }),
+      run('get_by_id', 'framework-plain', 0, { rps: 1500 }),
+      run('get_by_id', 'handwritten', 0, { rps: 1200 }),
+      run('create', 'framework', 0, { rps: 900 }),
+      run('create', 'framework-plain', 0, { rps: 450 }),
+      run('create', 'handwritten', 0, { rps: 500 }),
+    ]);
+    assert.deepEqual(goalRow(markdown, 'plain mode: GET by id vs hand-written').slice(1), [
+      '≥ 1.0×',
+      '1.25×',
+      'met',
+      '1.25×',
+    ]);
+    assert.deepEqual(goalRow(markdown, '… GET by id: the fast path vs the plain mode').slice(1), [
+      'for reference',
+      '2.00×',
+      '',
+      '2.00×',
+    ]);
+    assert.deepEqual(goalRow(markdown, 'plain mode: create vs hand-written').slice(2, 4), [
+      '0.90×',
+      '**missed**',
+    ]);
+    // Scenarios the plain mode did not run are goals not measured; their reference rows are left out.
+    assert.deepEqual(goalRow(markdown, 'plain mode: update vs hand-written').slice(2, 4), [
+      '–',
+      'not measured',
+    ]);
+    assert.ok(!markdown.includes('| … update: the fast path'));
+    // The goals of the fast path are unchanged beside the new rows.
+    assert.deepEqual(goalRow(markdown, 'GET by id vs hand-written').slice(1, 4), ['≥ 1.5×', '2.50×', 'met']);
+    assert.match(markdown, /\| koa-model-api, plain mode \| the same application with/);
+  });
+
   it('keeps each repeat in line with the medians when only some repeats have the reference figure', () => {
     const markdown = render([
       run('auth_get', 'framework', 0, { rps: 700, paired_auth_cost: 0.1, paired_auth_cpu_cost: 0.12 }),

@@ -12,6 +12,17 @@ export const TOKEN_TTL_SECONDS = 3600;
 /** Database connection pool size for the contenders that have a pool (PostgreSQL). */
 export const POOL_MAX = 10;
 
+/** The variable the framework's script reads its adapter mode from (`fast` unless set to `plain`). */
+export const ADAPTER_MODE_VARIABLE = 'BENCH_ADAPTER_MODE';
+
+/** The MikroORM adapter's execution mode asked for by the environment: `plain`, or `fast` (the default). */
+export function adapterMode(): 'fast' | 'plain' {
+  const raw = process.env[ADAPTER_MODE_VARIABLE];
+  if (raw === undefined || raw === '' || raw === 'fast') return 'fast';
+  if (raw === 'plain') return 'plain';
+  throw new Error(`${ADAPTER_MODE_VARIABLE} must be fast or plain, not ${raw}`);
+}
+
 /** The parsed environment of a contender process. */
 export interface ContenderEnv {
   readonly port: number;
