@@ -17,6 +17,8 @@ export const ERROR_CATALOGUE = {
   invalid_token: { status: 401, title: 'Invalid or expired token' },
   /** 401: a failed login, the same for an unknown user and a wrong password. */
   invalid_credentials: { status: 401, title: 'Invalid username or password' },
+  /** 403: the current password given to change the password or the email is wrong. */
+  invalid_current_password: { status: 403, title: 'Current password is incorrect' },
   /** 403: authenticated, but a policy refused. */
   forbidden: { status: 403, title: 'Forbidden' },
   /** 404: no such record or route. */
@@ -137,6 +139,11 @@ export class ApiError extends Error {
     return new ApiError('invalid_credentials', 'The username or password is incorrect.', {
       headers: { 'WWW-Authenticate': 'Bearer' },
     });
+  }
+
+  /** 403: the current password a credential change must carry is wrong (the token itself is fine). */
+  static invalidCurrentPassword(): ApiError {
+    return new ApiError('invalid_current_password', 'The current password is incorrect.');
   }
 
   /** 403: authenticated but not allowed. */

@@ -1,6 +1,7 @@
 /**
  * `AuthMixin(Base)`: turns a model into the user model of the auth plugin by adding the
- * `hashed_password` column and, unless the model declares another admin flag itself, `is_admin`.
+ * `hashed_password` and `tokens_valid_after` columns and, unless the model declares another admin
+ * flag itself, `is_admin`.
  */
 import {
   MIXIN_FIELDS,
@@ -17,25 +18,37 @@ import { ADMIN_FLAGS } from './admin-flag.js';
  * also left out when the model declares another admin flag (`omitWhenDeclared`): a model declaring
  * `is_staff` gets no `is_admin` column, so `is_staff` is the authority.
  */
-export const AUTH_MIXIN_FIELDS: Readonly<Record<'hashed_password' | 'is_admin', MixinFieldSpec>> =
-  Object.freeze({
-    hashed_password: Object.freeze({ type: 'string', nullable: false, hidden: true, length: 255 }),
-    is_admin: Object.freeze({
-      type: 'boolean',
-      nullable: false,
-      hidden: false,
-      default: false,
-      omitWhenDeclared: Object.freeze(ADMIN_FLAGS.filter((name) => name !== 'is_admin')),
-    }),
-  });
+export const AUTH_MIXIN_FIELDS: Readonly<
+  Record<'hashed_password' | 'tokens_valid_after' | 'is_admin', MixinFieldSpec>
+> = Object.freeze({
+  hashed_password: Object.freeze({ type: 'string', nullable: false, hidden: true, length: 255 }),
+  // When the user's tokens were last revoked (ISO 8601 UTC with milliseconds); tokens issued
+  // at or before it are refused. Text rather than a datetime because MySQL/MariaDB keep only
+  // whole seconds in a plain DATETIME. Nullable, so `schema: 'update'` adds it to existing
+  // tables without a default: NULL means "never revoked".
+  tokens_valid_after: Object.freeze({ type: 'string', nullable: true, hidden: true, length: 32 }),
+  is_admin: Object.freeze({
+    type: 'boolean',
+    nullable: false,
+    hidden: false,
+    default: false,
+    omitWhenDeclared: Object.freeze(ADMIN_FLAGS.filter((name) => name !== 'is_admin')),
+  }),
+});
 
-/** Fields no client may ever write on a user model: the password hash and every admin flag. */
-export const AUTH_PROTECTED_FIELDS: readonly string[] = Object.freeze(['hashed_password', ...ADMIN_FLAGS]);
+/** Fields no client may ever write on a user model: the password hash, the revocation time and every admin flag. */
+export const AUTH_PROTECTED_FIELDS: readonly string[] = Object.freeze([
+  'hashed_password',
+  'tokens_valid_after',
+  ...ADMIN_FLAGS,
+]);
 
 /** The instance fields `AuthMixin` adds. */
 export interface AuthModelFields {
   /** The password hash (bcrypt or argon2id); hidden from every response. */
   hashed_password: string;
+  /** When the user's tokens were last revoked (ISO 8601); hidden, set by password changes. */
+  tokens_valid_after?: string | null;
   /** The admin flag, unless the model declares `is_superuser`, `is_staff` or `is_master` instead. */
   is_admin?: boolean;
 }
@@ -52,6 +65,7 @@ export type AuthModelConstructor = abstract new (...args: any[]) => AuthModelFie
 export function AuthMixin<TBase extends ModelClass>(Base: TBase): TBase & AuthModelConstructor {
   abstract class AuthModel extends Base {
     declare hashed_password: string;
+    declare tokens_valid_after?: string | null;
     declare is_admin?: boolean;
 
     static readonly [MIXIN_FIELDS]: Readonly<Record<string, MixinFieldSpec>> = Object.freeze({

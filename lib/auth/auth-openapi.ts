@@ -1,14 +1,15 @@
 /**
  * What the plugin adds to the OpenAPI document: the OAuth2 password-flow security scheme (so
- * Swagger UI's Authorize logs in through `/login`), and the operations of `/register`, `/login`
- * and `/admin/{id}/make-admin` with their schemas and problem responses.
+ * Swagger UI's Authorize logs in through `/login`), and the operations of `/register`, `/login`,
+ * `/change-password`, `/admin/{id}/make-admin` and `/admin/{id}/password` with their schemas and
+ * problem responses.
  */
 import { JSON_MEDIA_TYPE, PROBLEM_MEDIA_TYPE, problemResponses, schemaRef } from '../openapi/components.js';
 import type { OpenApiRegistry } from '../openapi/registry.js';
 import type { JsonSchema } from '../schema/json-schema.js';
 import { createSchema, fieldValueSchema, readSchema } from '../schema/model-schemas.js';
 import { SECURITY_SCHEME_NAME } from './dependency.js';
-import { PASSWORD_MAX_BYTES } from './password-policy.js';
+import { PASSWORD_MAX_BYTES, PASSWORD_MIN_CHARACTERS } from './password-policy.js';
 import type { UserBinding } from './user-binding.js';
 import { REGISTRATION_EXTRA_FIELDS } from './user-binding.js';
 
@@ -156,7 +157,83 @@ export function documentAccountRoutes(registry: OpenApiRegistry, binding: UserBi
   });
 }
 
-/** Documents `POST /admin/{id}/make-admin`. */
+const NEW_PASSWORD_SCHEMA: JsonSchema = {
+  type: 'string',
+  minLength: PASSWORD_MIN_CHARACTERS,
+  maxLength: PASSWORD_MAX_BYTES,
+  writeOnly: true,
+  description: `At least ${PASSWORD_MIN_CHARACTERS} characters and at most ${PASSWORD_MAX_BYTES} bytes of UTF-8.`,
+};
+
+const CHANGE_PASSWORD_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    current_password: { ...PASSWORD_TEXT, description: 'The password the user has now.' },
+    new_password: NEW_PASSWORD_SCHEMA,
+  },
+  required: ['current_password', 'new_password'],
+};
+
+const SET_PASSWORD_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: { new_password: NEW_PASSWORD_SCHEMA },
+  required: ['new_password'],
+};
+
+/** A 401 of a bearer-token route: no, a bad, an expired or a revoked token. */
+const TOKEN_401 = {
+  description: 'No valid bearer token (missing, malformed, expired, or revoked by a password change).',
+  headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } },
+  content: { [PROBLEM_MEDIA_TYPE]: { schema: schemaRef('Problem') } },
+};
+
+/** Documents `POST /change-password`. */
+export function documentCredentialRoutes(registry: OpenApiRegistry, _binding: UserBinding): void {
+  registry.addSecurityScheme(SECURITY_SCHEME_NAME, securitySchemeObject());
+  const token = namedSchema(registry, 'AccessToken', ACCESS_TOKEN_SCHEMA);
+  registry.addOperation({
+    method: 'post',
+    path: '/change-password',
+    operation: {
+      tags: [TAG],
+      summary: 'Change your password',
+      description:
+        'Sets a new password for the user of the bearer token, given the current one. Every token issued ' +
+        'before the change stops working at once (401 `invalid_token`); the response carries a fresh one. ' +
+        'A wrong current password gives 403 `invalid_current_password` and counts as a failed login ' +
+        '(too many give 429 with `Retry-After`).',
+      operationId: 'changePassword',
+      security: [{ [SECURITY_SCHEME_NAME]: [] }],
+      requestBody: {
+        required: true,
+        content: {
+          [JSON_MEDIA_TYPE]: { schema: namedSchema(registry, 'ChangePassword', CHANGE_PASSWORD_SCHEMA) },
+        },
+      },
+      responses: {
+        200: {
+          description: 'The password is changed; a new access token for the caller.',
+          content: { [JSON_MEDIA_TYPE]: { schema: token } },
+        },
+        ...problemResponses(['BadRequest']),
+        401: TOKEN_401,
+        403: {
+          description: 'The current password is wrong (`invalid_current_password`).',
+          content: { [PROBLEM_MEDIA_TYPE]: { schema: schemaRef('Problem') } },
+        },
+        ...problemResponses([
+          'PayloadTooLarge',
+          'UnsupportedMediaType',
+          'ValidationFailed',
+          'TooManyRequests',
+          'ServiceUnavailable',
+        ]),
+      },
+    },
+  });
+}
+
+/** Documents `POST /admin/{id}/make-admin` and `POST /admin/{id}/password`. */
 export function documentAdminRoutes(registry: OpenApiRegistry, binding: UserBinding): void {
   const model = binding.model;
   registry.addSecurityScheme(SECURITY_SCHEME_NAME, securitySchemeObject());
@@ -193,6 +270,45 @@ export function documentAdminRoutes(registry: OpenApiRegistry, binding: UserBind
           content: { [JSON_MEDIA_TYPE]: { schema: user } },
         },
         ...problemResponses(['Unauthorized', 'Forbidden', 'NotFound', 'ServiceUnavailable']),
+      },
+    },
+  });
+  registry.addOperation({
+    method: 'post',
+    path: '/admin/{id}/password',
+    operation: {
+      tags: [TAG],
+      summary: "Set a user's password",
+      description:
+        'Sets the password of another user and revokes every token they hold. Administrators only; ' +
+        'an administrator changes their own password with `POST /change-password` (403 here).',
+      operationId: 'setUserPassword',
+      parameters: [
+        {
+          name: 'id',
+          in: 'path',
+          required: true,
+          description: `Primary key of the ${model.name}.`,
+          schema: keySchema,
+        },
+      ],
+      security: [{ [SECURITY_SCHEME_NAME]: [] }],
+      requestBody: {
+        required: true,
+        content: { [JSON_MEDIA_TYPE]: { schema: namedSchema(registry, 'SetPassword', SET_PASSWORD_SCHEMA) } },
+      },
+      responses: {
+        200: { description: 'The user.', content: { [JSON_MEDIA_TYPE]: { schema: user } } },
+        ...problemResponses([
+          'BadRequest',
+          'Unauthorized',
+          'Forbidden',
+          'NotFound',
+          'PayloadTooLarge',
+          'UnsupportedMediaType',
+          'ValidationFailed',
+          'ServiceUnavailable',
+        ]),
       },
     },
   });

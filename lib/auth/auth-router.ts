@@ -1,7 +1,8 @@
 /**
- * `AuthRouter`: the authentication plugin bound to one user model. Registration and login
- * routes, the admin route, the JWT dependency, the `owner_or_admin`/`admin_only` policies and
- * `ensure_admin`, each under its specification name and a camelCase alias.
+ * `AuthRouter`: the authentication plugin bound to one user model. Registration, login and
+ * change-password routes, the admin routes, the JWT dependency, the `owner_or_admin`/`admin_only`
+ * policies, `ensure_admin`, `set_password` and `revoke_sessions`, each under its specification
+ * name and a camelCase alias.
  */
 import type Koa from 'koa';
 import type { Middleware } from 'koa';
@@ -18,21 +19,32 @@ import type {
   ModelClass,
   OrmAdapter,
   Policy,
-  RawRecord,
+  RecordId,
 } from '../types.js';
-import { documentAccountRoutes, documentAdminRoutes } from './auth-openapi.js';
+import { documentAccountRoutes, documentAdminRoutes, documentCredentialRoutes } from './auth-openapi.js';
 import { accountRoutes, adminRoutes } from './auth-routes.js';
+import { adminCredentialRoutes, chain, credentialRoutes } from './credential-routes.js';
+import { storeRevocation } from './credentials.js';
 import { createAuthDependency } from './dependency.js';
 import { type EnsureAdminOptions, type EnsureAdminResult, ensureAdmin } from './ensure-admin.js';
 import type { AuthRouterOptions } from './options.js';
 import { resolveAuthOptions } from './options.js';
-import { PASSWORD_SCHEMA, passwordProblem } from './password-policy.js';
+import { passwordProblem } from './password-policy.js';
 import type { Passwords } from './passwords.js';
 import { adminOnlyPolicy, type OwnerOrAdminOptions, ownerOrAdminPolicy } from './policies.js';
 import type { AuthRuntime } from './runtime.js';
 import type { LoginThrottle } from './throttle/login-throttle.js';
 import type { TokenService } from './tokens.js';
-import { assertUsableUsername, bindUserModel, type UserBinding } from './user-binding.js';
+import { bindUserModel, type UserBinding } from './user-binding.js';
+import { userWriteHooks } from './user-writes.js';
+
+/** Where `set_password` and `revoke_sessions` write. */
+export interface CredentialOptions {
+  /** A unit of work of the adapter (for MikroORM an `EntityManager`); default a fresh one. */
+  readonly db?: unknown;
+  /** The adapter, when the router has none yet (not registered on an Application, no `adapter` option). */
+  readonly adapter?: OrmAdapter;
+}
 
 /** A Koa app, typed with the framework's state or not. @inline */
 type AnyKoa = Koa<AppState> | Koa;
@@ -42,8 +54,8 @@ type AnyKoa = Koa<AppState> | Koa;
  *
  * @example
  * const auth = new AuthRouter({ user_model: User });   // secret from JWT_SECRET
- * auth.register_routes(app);                           // POST /register, POST /login
- * auth.register_admin_routes(app);                     // POST /admin/{id}/make-admin
+ * auth.register_routes(app);                           // POST /register, /login, /change-password
+ * auth.register_admin_routes(app);                     // POST /admin/{id}/make-admin, /admin/{id}/password
  * new CrudRouter({ model: Post, secure: true, auth_dependency: auth.get_auth_dependency(),
  *   policy: { PUT: auth.owner_or_admin(Post), DELETE: auth.admin_only() } }).register_routes(app);
  */
@@ -81,17 +93,9 @@ export class AuthRouter implements AuthRuntime {
     this.adapter = resolved.adapter;
     this.dependency = createAuthDependency(this);
     this.adminPolicy = adminOnlyPolicy(this.dependency);
-    // Any CrudRouter on the user model takes `password` and stores its hash, like /register.
-    setWriteHooks(this.userModel, {
-      extraFields: { password: PASSWORD_SCHEMA },
-      requiredOnCreate: ['password'],
-      prepare: async (data: RawRecord) => {
-        assertUsableUsername(data, this.usernameField);
-        if (!Object.hasOwn(data, 'password')) return data;
-        const { password, ...rest } = data;
-        return { ...rest, hashed_password: await this.hashPassword(password) };
-      },
-    });
+    // No CrudRouter on the user model sets a password, and an email change there needs the
+    // current one: a stolen token alone must not take the account (issue 15).
+    setWriteHooks(this.userModel, userWriteHooks(this));
     // With its own adapter the router can check the user model now rather than on a request.
     if (this.adapter !== undefined) this.binding(this.adapter);
   }
@@ -121,7 +125,10 @@ export class AuthRouter implements AuthRuntime {
     return this.passwords.hash(password as string);
   }
 
-  /** Adds `POST /register` and `POST /login` to an `Application` (documented) or a plain Koa app. */
+  /**
+   * Adds `POST /register`, `POST /login` and `POST /change-password` to an `Application`
+   * (documented) or a plain Koa app.
+   */
   register_routes(app: Application | AnyKoa): void {
     if (!this.tokens.canIssue) {
       throw new ConfigurationError(
@@ -135,7 +142,9 @@ export class AuthRouter implements AuthRuntime {
       const routes = accountRoutes(this, app.bodyLimit, () => app.openapi.collectionPathOf(this.userModel));
       app.mount('register', routes);
       app.mount('login', routes);
+      app.mount('change-password', credentialRoutes(this, app.bodyLimit));
       documentAccountRoutes(app.openapi, binding);
+      documentCredentialRoutes(app.openapi, binding);
       void this.passwords
         .warmUp()
         .catch((error: unknown) => this.logger.error('password hasher failed', error));
@@ -149,11 +158,12 @@ export class AuthRouter implements AuthRuntime {
     this.register_routes(app);
   }
 
-  /** Adds `POST /admin/{id}/make-admin` (administrators only). */
+  /** Adds `POST /admin/{id}/make-admin` and `POST /admin/{id}/password` (administrators only). */
   register_admin_routes(app: Application | AnyKoa): void {
     if (app instanceof Application) {
       const binding = this.attach(app);
       app.mount('admin', adminRoutes(this));
+      app.mount('admin', adminCredentialRoutes(this, app.bodyLimit));
       documentAdminRoutes(app.openapi, binding);
       return;
     }
@@ -165,14 +175,15 @@ export class AuthRouter implements AuthRuntime {
     this.register_admin_routes(app);
   }
 
-  /** `POST /register` and `POST /login` as ordinary Koa middleware (other paths pass through). */
+  /** `POST /register`, `/login` and `/change-password` as ordinary Koa middleware (other paths pass through). */
   middleware(options: { bodyLimit?: number } = {}): Middleware<AppState> {
-    return accountRoutes(this, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
+    const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    return chain(accountRoutes(this, limit), credentialRoutes(this, limit));
   }
 
-  /** `POST /admin/{id}/make-admin` as ordinary Koa middleware. */
-  adminMiddleware(): Middleware<AppState> {
-    return adminRoutes(this);
+  /** `POST /admin/{id}/make-admin` and `POST /admin/{id}/password` as ordinary Koa middleware. */
+  adminMiddleware(options: { bodyLimit?: number } = {}): Middleware<AppState> {
+    return chain(adminRoutes(this), adminCredentialRoutes(this, options.bodyLimit ?? DEFAULT_BODY_LIMIT));
   }
 
   /** The dependency that validates the bearer token and loads `ctx.state.user`; pass it as `auth_dependency`. */
@@ -225,6 +236,50 @@ export class AuthRouter implements AuthRuntime {
   /** Alias of `ensure_admin`. */
   ensureAdmin(options: EnsureAdminOptions): Promise<EnsureAdminResult> {
     return this.ensure_admin(options);
+  }
+
+  /**
+   * Ends every session of a user: each token issued until now is refused from the next request
+   * on (tokens issued afterwards work). Resolves `false` when no user has that key.
+   * @example
+   * await auth.revoke_sessions(user.id);
+   */
+  async revoke_sessions(userId: RecordId, options: CredentialOptions = {}): Promise<boolean> {
+    const adapter = this.adapterOf(options, 'revoke_sessions');
+    const { row } = await storeRevocation(this, adapter, options.db ?? adapter.openSession(), userId);
+    return row !== undefined;
+  }
+
+  /** Alias of `revoke_sessions`. */
+  revokeSessions(userId: RecordId, options: CredentialOptions = {}): Promise<boolean> {
+    return this.revoke_sessions(userId, options);
+  }
+
+  /**
+   * Sets a user's password (the password rule applies: 422 `ApiError` otherwise) and ends every
+   * session of theirs, like `POST /admin/{id}/password`. Resolves `false` when no user has that key.
+   */
+  async set_password(userId: RecordId, password: string, options: CredentialOptions = {}): Promise<boolean> {
+    const adapter = this.adapterOf(options, 'set_password');
+    const hashed = await this.hashPassword(password);
+    const { row } = await storeRevocation(this, adapter, options.db ?? adapter.openSession(), userId, hashed);
+    return row !== undefined;
+  }
+
+  /** Alias of `set_password`. */
+  setPassword(userId: RecordId, password: string, options: CredentialOptions = {}): Promise<boolean> {
+    return this.set_password(userId, password, options);
+  }
+
+  /** The adapter of a programmatic call: given, the router's own, or the registered one. */
+  private adapterOf(options: CredentialOptions, what: string): OrmAdapter {
+    const adapter = options.adapter ?? this.adapter ?? this.registeredAdapter;
+    if (adapter === undefined) {
+      throw new ConfigurationError(
+        `${what} needs an adapter: register the routes on an Application first, or pass \`adapter\`.`,
+      );
+    }
+    return adapter;
   }
 
   /** Binds to an Application: its adapter (unless the router has its own) and logger; checks the user model now. */

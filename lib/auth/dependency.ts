@@ -1,8 +1,9 @@
 /**
  * The auth dependency: Koa middleware built on koa-jwt that accepts only `Authorization: Bearer`,
  * only the configured algorithm, only tokens with `exp`, `sub` and the configured `iss`/`aud`,
- * then loads the user by `sub` on every request so that deletion, promotion and demotion take
- * effect at once. A token that passed verification is remembered by its text (verified-tokens.ts);
+ * without a `crit` header and not issued in the future, then loads the user by `sub` on every
+ * request so that deletion, promotion, demotion and revocation (a password change sets the user's
+ * `tokens_valid_after`) take effect at once. A token that passed verification is remembered by its text (verified-tokens.ts);
  * its `exp` and `nbf` are still checked on every request. Failures are 401 problem details with
  * `WWW-Authenticate: Bearer`.
  */
@@ -12,7 +13,14 @@ import koaJwt from 'koa-jwt';
 import { ApiError } from '../errors.js';
 import { sessionOf } from '../http/session.js';
 import type { AppContext, AuthDependency, ModelClass, OrmAdapter } from '../types.js';
-import { type AccessTokenClaims, requireClaims, type TokenService } from './tokens.js';
+import {
+  type AccessTokenClaims,
+  issuedAtMs,
+  requireClaims,
+  requireNoCriticalHeader,
+  TokenRuleError,
+  type TokenService,
+} from './tokens.js';
 import type { UserBinding } from './user-binding.js';
 import { VerifiedTokens } from './verified-tokens.js';
 
@@ -36,6 +44,7 @@ function tokenError(error: unknown): ApiError {
   const name = (error as { name?: unknown } | null)?.name;
   if (name === 'TokenExpiredError') return ApiError.unauthorized('The token has expired.', 'invalid_token');
   if (name === 'NotBeforeError') return ApiError.unauthorized('The token is not valid yet.', 'invalid_token');
+  if (error instanceof TokenRuleError) return ApiError.unauthorized(error.detail, 'invalid_token');
   return ApiError.unauthorized('The token is invalid.', 'invalid_token');
 }
 
@@ -79,6 +88,11 @@ export function createAuthDependency(sources: DependencySources): AuthDependency
     const token = trimmed.slice('Bearer '.length);
     const known = verified.get(token, Math.floor(Date.now() / 1000));
     if (known !== undefined) return known;
+    try {
+      requireNoCriticalHeader(token);
+    } catch (error) {
+      throw tokenError(error);
+    }
     const saved = ctx.state;
     const isolated: JwtState = {};
     ctx.state = isolated as AppContext['state'];
@@ -109,6 +123,13 @@ export function createAuthDependency(sources: DependencySources): AuthDependency
     const row = await adapter.get(sessionOf(ctx, adapter), sources.userModel, id);
     if (row === undefined)
       throw ApiError.unauthorized('The user of this token no longer exists.', 'invalid_token');
+    const validAfter = binding.tokensValidAfter(row);
+    if (validAfter !== undefined && issuedAtMs(claims) <= validAfter) {
+      throw ApiError.unauthorized(
+        'The token was revoked: the password was changed or the sessions were ended after it was issued. Log in again.',
+        'invalid_token',
+      );
+    }
     ctx.state.user = binding.requestUser(row);
     await next();
   };

@@ -1,6 +1,7 @@
 /**
- * Access tokens: signs `{ sub, iat, exp, iss, aud }` with the configured key and algorithm, and
- * holds the verification settings the auth dependency hands to koa-jwt.
+ * Access tokens: signs `{ sub, iat, iat_ms, exp, iss, aud }` with the configured key and algorithm,
+ * and holds the verification settings the auth dependency hands to koa-jwt, plus the checks
+ * jsonwebtoken leaves out: no `crit` header, no `iat` in the future, `exp` and `sub` present.
  */
 import jwt from 'jsonwebtoken';
 import { ConfigurationError } from '../errors.js';
@@ -32,10 +33,28 @@ export interface AccessTokenClaims {
   readonly exp: number;
   /** Issue time, in seconds since the epoch. */
   readonly iat?: number;
+  /** Issue time in milliseconds: compared with the user's `tokens_valid_after` (revocation). */
+  readonly iat_ms?: number;
   /** Issuer the token was signed for. */
   readonly iss?: string;
   /** Audience the token was signed for. */
   readonly aud?: string | string[];
+}
+
+/** Seconds a token's `iat` may lie ahead of this server's clock (clock skew between servers). */
+export const IAT_LEEWAY_SECONDS = 60;
+
+/** A token that verified but breaks a rule of ours; `detail` is safe to send. */
+export class TokenRuleError extends jwt.JsonWebTokenError {
+  constructor(readonly detail: string) {
+    super(detail);
+  }
+}
+
+/** Options of `TokenService.issue`. */
+export interface IssueOptions {
+  /** The issue time in milliseconds since the epoch; default now. */
+  readonly issuedAtMs?: number;
 }
 
 /** Signs access tokens and describes how they are verified. */
@@ -60,11 +79,15 @@ export class TokenService {
   }
 
   /** A fresh access token for the user with this primary key. */
-  issue(subject: string): IssuedToken {
+  issue(subject: string, options: IssueOptions = {}): IssuedToken {
     const key = this.keys.signingKey;
     if (key === undefined)
       throw new ConfigurationError('This AuthRouter has no private key and cannot issue tokens.');
-    const token = jwt.sign({}, key, {
+    const issuedAtMs = options.issuedAtMs ?? Date.now();
+    // `iat_ms` orders the token against a password change within the same second; `iat` stays
+    // the standard whole seconds, and `exp` counts from it.
+    const payload = { iat: Math.floor(issuedAtMs / 1000), iat_ms: issuedAtMs };
+    const token = jwt.sign(payload, key, {
       algorithm: this.keys.algorithm,
       subject,
       expiresIn: this.settings.lifetime,
@@ -76,6 +99,7 @@ export class TokenService {
 
   /** Verifies a token synchronously (the same checks as the dependency); throws jsonwebtoken's errors. */
   verify(token: string): AccessTokenClaims {
+    requireNoCriticalHeader(token);
     let lastError: unknown;
     for (const key of this.keys.verifyKeys) {
       try {
@@ -109,12 +133,56 @@ export class TokenService {
   }
 }
 
-/** Checks the claims every access token must carry beyond what jsonwebtoken checks (`exp`, `sub`). */
-export function requireClaims(claims: unknown): AccessTokenClaims {
+/**
+ * Refuses a token whose protected header has `crit`: RFC 7515 §4.1.11 says a recipient must reject
+ * extensions it does not understand, and we understand none (an empty list is malformed too).
+ * Reads only the header segment; the signature is checked elsewhere.
+ */
+export function requireNoCriticalHeader(token: string): void {
+  const end = token.indexOf('.');
+  if (end <= 0) return; // not a JWS at all: jsonwebtoken gives the precise error
+  let header: unknown;
+  try {
+    header = JSON.parse(Buffer.from(token.slice(0, end), 'base64url').toString('utf8'));
+  } catch {
+    return;
+  }
+  if (typeof header === 'object' && header !== null && Object.hasOwn(header, 'crit')) {
+    throw new TokenRuleError('The token names critical header extensions (crit), which are not supported.');
+  }
+}
+
+/**
+ * Checks the claims every access token must carry beyond what jsonwebtoken checks: `exp` and
+ * `sub` present, and `iat`/`iat_ms`, when present, numbers no more than `IAT_LEEWAY_SECONDS` ahead.
+ */
+export function requireClaims(claims: unknown, nowMs = Date.now()): AccessTokenClaims {
   if (typeof claims !== 'object' || claims === null)
     throw new jwt.JsonWebTokenError('jwt payload is not an object');
-  const { exp, sub } = claims as { exp?: unknown; sub?: unknown };
+  const { exp, sub, iat, iat_ms } = claims as {
+    exp?: unknown;
+    sub?: unknown;
+    iat?: unknown;
+    iat_ms?: unknown;
+  };
   if (typeof exp !== 'number') throw new jwt.JsonWebTokenError('jwt has no exp claim');
   if (typeof sub !== 'string' || sub.length === 0) throw new jwt.JsonWebTokenError('jwt has no sub claim');
+  const latestMs = nowMs + IAT_LEEWAY_SECONDS * 1000;
+  if (iat !== undefined) {
+    if (typeof iat !== 'number' || !Number.isFinite(iat))
+      throw new TokenRuleError('The token has an invalid iat claim.');
+    if (iat * 1000 > latestMs) throw new TokenRuleError('The token was issued in the future (iat).');
+  }
+  if (iat_ms !== undefined) {
+    if (typeof iat_ms !== 'number' || !Number.isSafeInteger(iat_ms) || iat_ms < 0)
+      throw new TokenRuleError('The token has an invalid iat_ms claim.');
+    if (iat_ms > latestMs) throw new TokenRuleError('The token was issued in the future (iat_ms).');
+  }
   return claims as AccessTokenClaims;
+}
+
+/** When a token was issued, in milliseconds (`iat_ms`, else `iat`, else 0: before any revocation). */
+export function issuedAtMs(claims: AccessTokenClaims): number {
+  if (typeof claims.iat_ms === 'number') return claims.iat_ms;
+  return typeof claims.iat === 'number' ? claims.iat * 1000 : 0;
 }

@@ -26,6 +26,8 @@ export interface UserBinding {
   readonly validateStrict: (body: unknown) => RawRecord;
   /** The primary key value for text (a token's `sub`, a path `{id}`), or `undefined`. */
   coerceId(raw: string): RecordId | undefined;
+  /** When the row's tokens were last revoked, in milliseconds, or `undefined` when never. */
+  tokensValidAfter(row: Readonly<RawRecord>): number | undefined;
   /** The request user of a stored row. */
   requestUser(row: Readonly<RawRecord>): RequestUser;
   /** The `Location` of a user: `{collection}/{id}`, the collection `/{resource}` unless given. */
@@ -46,6 +48,12 @@ export function bindUserModel(
   if (hashed === undefined || !hashed.hidden) {
     throw new ConfigurationError(
       `User model ${model.name}: \`hashed_password\` must be a hidden field; extend AuthMixin(FrameworkModel) and do not redeclare it.`,
+    );
+  }
+  const revoked = model.fieldsByName.get('tokens_valid_after');
+  if (revoked === undefined || !revoked.hidden) {
+    throw new ConfigurationError(
+      `User model ${model.name}: \`tokens_valid_after\` must be a hidden field; extend AuthMixin(FrameworkModel) and do not redeclare it.`,
     );
   }
   const adminFlag = adminFlagOf(model);
@@ -96,6 +104,7 @@ export function bindUserModel(
     validateRegistration,
     validateStrict,
     coerceId,
+    tokensValidAfter: (row) => revocationTime(row.tokens_valid_after),
     requestUser: (row) => ({
       id: row[model.primaryKey] as RecordId,
       isAdmin: isTruthyFlag(row[adminFlag]),
@@ -104,6 +113,24 @@ export function bindUserModel(
     location: (row, collection = `/${model.resource}`) =>
       `${collection}/${encodeURIComponent(String(row[model.primaryKey]))}`,
   };
+}
+
+/** The stored revocation time in milliseconds (ISO text as AuthMixin stores it; a Date or number too). */
+export function revocationTime(stored: unknown): number | undefined {
+  if (stored === null || stored === undefined || stored === '') return undefined;
+  const ms =
+    stored instanceof Date
+      ? stored.getTime()
+      : typeof stored === 'number'
+        ? stored
+        : Date.parse(String(stored));
+  // An unreadable value revokes everything rather than nothing: it can only come from outside the API.
+  return Number.isFinite(ms) ? ms : Number.POSITIVE_INFINITY;
+}
+
+/** The text `tokens_valid_after` stores for a time in milliseconds. */
+export function revocationText(ms: number): string {
+  return new Date(ms).toISOString();
 }
 
 /** Refuses a login name nobody could log in with (empty or only spaces): 422 naming the field. */

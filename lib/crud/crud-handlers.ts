@@ -178,11 +178,16 @@ async function list(plan: CrudPlan, ctx: AppContext): Promise<void> {
 }
 
 /** Validated, hook-prepared data of a write; the owner comes from the caller on create. */
-async function writeData(plan: CrudPlan, ctx: AppContext, mode: 'create' | 'update'): Promise<RawRecord> {
+async function writeData(
+  plan: CrudPlan,
+  ctx: AppContext,
+  mode: 'create' | 'update',
+  current?: RawRecord,
+): Promise<RawRecord> {
   const body = await plan.readBody(ctx);
   let data = plan.validate(mode, body);
   const hooks = plan.hooks();
-  if (hooks !== undefined) data = await hooks.prepare(data, mode, ctx);
+  if (hooks !== undefined) data = await hooks.prepare(data, mode, ctx, current);
   if (mode === 'create' && plan.ownerField !== undefined && ctx.state.user !== undefined) {
     data[plan.ownerField] = ctx.state.user.id;
   }
@@ -218,7 +223,7 @@ async function update(
   const { id, row: current } = await authenticatedRecord(plan, ctx, method, params.id);
   const deciding = enforce(plan, ctx, method, current);
   if (deciding !== undefined) await deciding;
-  const data = await writeData(plan, ctx, 'update');
+  const data = await writeData(plan, ctx, 'update', current);
   const row =
     Object.keys(data).length === 0
       ? current

@@ -1,6 +1,7 @@
 /**
  * Write hooks let a plugin take part in every write to a model, whichever route makes it: the
- * auth plugin uses them so that a `password` given to a `CrudRouter` on the user model is hashed.
+ * auth plugin uses them to keep credentials out of a `CrudRouter` on the user model (no password
+ * input, and an email change only with the current password).
  */
 import type { JsonSchema } from '../schema/json-schema.js';
 import type { AppContext, ModelClass, RawRecord } from '../types.js';
@@ -10,12 +11,20 @@ export type WriteMode = 'create' | 'update';
 
 /** Extra write-only input fields and a transformation applied after validation. */
 export interface WriteHooks {
-  /** Input-only fields (never stored as such), e.g. `password`. */
+  /** Input-only fields (never stored as such), e.g. `current_password`. */
   readonly extraFields: Readonly<Record<string, JsonSchema>>;
   /** Extra fields a create must include. */
   readonly requiredOnCreate: readonly string[];
-  /** Turns validated input into the columns to store (e.g. `password` → `hashed_password`). */
-  prepare(data: RawRecord, mode: WriteMode, ctx: AppContext | undefined): Promise<RawRecord>;
+  /**
+   * Turns validated input into the columns to store, or refuses it (throws an `ApiError`).
+   * `current` is the stored row an update changes, when the caller has it at hand.
+   */
+  prepare(
+    data: RawRecord,
+    mode: WriteMode,
+    ctx: AppContext | undefined,
+    current?: Readonly<RawRecord>,
+  ): Promise<RawRecord>;
 }
 
 const hooksByModel = new WeakMap<ModelClass, WriteHooks>();

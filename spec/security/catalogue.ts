@@ -4,6 +4,7 @@
  * the admins, which runs after every case that relies on Bob and Alice not being admins.
  */
 import { authorizationCases } from './cases/authorization.js';
+import { credentialCases } from './cases/credentials.js';
 import { headerCases } from './cases/headers.js';
 import { inputCases } from './cases/input.js';
 import { jwtCases } from './cases/jwt.js';
@@ -23,5 +24,6 @@ export const catalogue: readonly SecurityCase[] = [
   ...routingCases,
   ...listingCases,
   ...headerCases,
+  ...credentialCases,
   ...authorizationCases,
 ];

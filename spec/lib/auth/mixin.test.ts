@@ -37,7 +37,10 @@ describe('AuthMixin', () => {
   });
 
   it('protects the hash and every admin flag from clients', () => {
-    assert.deepEqual([...protectedFieldsOf(User)].sort(), ['hashed_password', ...ADMIN_FLAGS].sort());
+    assert.deepEqual(
+      [...protectedFieldsOf(User)].sort(),
+      ['hashed_password', 'tokens_valid_after', ...ADMIN_FLAGS].sort(),
+    );
     const description = describeFields(User, {
       username: { type: 'string' },
       hashed_password: { type: 'string', hidden: true },
@@ -60,6 +63,7 @@ describe('AuthMixin', () => {
       'created_at',
       'hashed_password',
       'is_admin',
+      'tokens_valid_after',
     ]);
     assert.ok(protectedFieldsOf(Member).has('created_at'));
     assert.ok(protectedFieldsOf(Member).has('is_master'));

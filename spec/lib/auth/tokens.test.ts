@@ -3,7 +3,13 @@ import { createHmac, createSecretKey, generateKeyPairSync } from 'node:crypto';
 import { describe, it } from 'node:test';
 import jwt from 'jsonwebtoken';
 import { resolveTokenKeys } from '../../../lib/auth/keys.js';
-import { TokenService } from '../../../lib/auth/tokens.js';
+import {
+  IAT_LEEWAY_SECONDS,
+  issuedAtMs,
+  requireClaims,
+  TokenRuleError,
+  TokenService,
+} from '../../../lib/auth/tokens.js';
 import { ConfigurationError } from '../../../lib/errors.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-0123456789';
@@ -187,5 +193,52 @@ describe('TokenService', () => {
     assert.equal(verifier.canIssue, false);
     assert.equal(verifier.verify(signer.issue('3').access_token).sub, '3');
     assert.throws(() => verifier.issue('3'), ConfigurationError);
+  });
+});
+
+describe('token rules beyond jsonwebtoken (issue 15)', () => {
+  const sign = (claims: Record<string, unknown>, header: Record<string, unknown> = {}): string =>
+    jwt.sign({ sub: '1', iss: settings.issuer, aud: settings.audience, ...claims }, SECRET, {
+      algorithm: 'HS256',
+      expiresIn: 600,
+      header: { alg: 'HS256', typ: 'JWT', ...header },
+    });
+
+  it('issues iat_ms, the issue time in milliseconds, and iat from it', () => {
+    const service = hsService();
+    const claims = service.verify(service.issue('7', { issuedAtMs: Date.now() - 1234 }).access_token);
+    assert.equal(typeof claims.iat_ms, 'number');
+    assert.equal(claims.iat, Math.floor((claims.iat_ms as number) / 1000));
+    assert.equal(issuedAtMs(claims), claims.iat_ms);
+    assert.equal(issuedAtMs({ sub: '1', exp: 2, iat: 5 }), 5000);
+    assert.equal(issuedAtMs({ sub: '1', exp: 2 }), 0);
+  });
+
+  it('refuses a crit header naming anything, or an empty one (RFC 7515 §4.1.11)', () => {
+    const service = hsService();
+    for (const crit of [['exp'], ['b64'], [], 'x']) {
+      assert.throws(() => service.verify(sign({}, { crit })), TokenRuleError, JSON.stringify(crit));
+    }
+    assert.equal(service.verify(sign({})).sub, '1');
+  });
+
+  it(`refuses an iat more than ${IAT_LEEWAY_SECONDS} s ahead, and accepts one within the leeway`, () => {
+    const service = hsService();
+    const now = Math.floor(Date.now() / 1000);
+    assert.throws(() => service.verify(sign({ iat: now + IAT_LEEWAY_SECONDS + 5 })), /issued in the future/);
+    assert.throws(() => service.verify(sign({ iat: now + 86_400 * 365 })), /issued in the future/);
+    assert.equal(service.verify(sign({ iat: now + 30 })).sub, '1');
+    assert.throws(
+      () => service.verify(sign({ iat_ms: Date.now() + (IAT_LEEWAY_SECONDS + 5) * 1000 })),
+      /issued in the future/,
+    );
+    assert.throws(() => service.verify(sign({ iat_ms: 'soon' })), /invalid iat_ms/);
+    assert.throws(() => service.verify(sign({ iat_ms: 1.5 })), /invalid iat_ms/);
+  });
+
+  it('checks iat against the clock it is given', () => {
+    const claims = { sub: '1', exp: 10_000, iat: 1_000 };
+    assert.throws(() => requireClaims(claims, 1_000_000 - 61_000), TokenRuleError);
+    assert.equal(requireClaims(claims, 1_000_000 - 59_000), claims);
   });
 });

@@ -1,0 +1,86 @@
+/**
+ * The write hooks the auth plugin puts on its user model, so every `CrudRouter` on it keeps the
+ * credentials out of reach: no body sets a password (it is not an input field; `hashed_password`
+ * and `tokens_valid_after` are protected), a created user gets an unusable password, and a change
+ * of `email` needs the target's `current_password` unless an administrator changes another user.
+ */
+import { sessionOf } from '../http/session.js';
+import type { WriteHooks, WriteMode } from '../model/write-hooks.js';
+import type { AppContext, RawRecord } from '../types.js';
+import type { CredentialRuntime } from './credential-routes.js';
+import {
+  CURRENT_PASSWORD_FIELD,
+  CURRENT_PASSWORD_SCHEMA,
+  checkCurrentPassword,
+  requirePasswordText,
+  UNUSABLE_PASSWORD,
+} from './credentials.js';
+import { assertUsableUsername } from './user-binding.js';
+
+/** The field whose change needs the current password (when the user model has it). */
+export const EMAIL_FIELD = 'email';
+
+/**
+ * The stored user an update changes, when the CRUD handler did not pass it: the key is the last
+ * segment of the path (`…/{resource}/{id}`), as the generated item routes have it.
+ */
+async function storedTarget(runtime: CredentialRuntime, ctx: AppContext): Promise<RawRecord | undefined> {
+  const adapter = runtime.adapterFor(ctx);
+  const segments = ctx.path.split('/').filter((segment) => segment !== '');
+  const last = segments[segments.length - 1];
+  if (last === undefined) return undefined;
+  let text: string;
+  try {
+    text = decodeURIComponent(last);
+  } catch {
+    return undefined;
+  }
+  const id = runtime.binding(adapter).coerceId(text);
+  return id === undefined ? undefined : adapter.get(sessionOf(ctx, adapter), runtime.userModel, id);
+}
+
+/** Refuses an email change of `target` unless the caller may make it (see the file header). */
+async function guardEmailChange(
+  runtime: CredentialRuntime,
+  ctx: AppContext,
+  target: Readonly<RawRecord>,
+  currentPassword: unknown,
+): Promise<void> {
+  const binding = runtime.binding(runtime.adapterFor(ctx));
+  const caller = ctx.state.user;
+  const self = caller !== undefined && String(caller.id) === String(target[binding.model.primaryKey]);
+  // An administrator may correct another user's address without knowing their password; their
+  // own address needs their password like anyone's, so a stolen admin token cannot redirect it.
+  if (caller?.isAdmin === true && !self) return;
+  const password = requirePasswordText(
+    currentPassword,
+    CURRENT_PASSWORD_FIELD,
+    `is required to change ${EMAIL_FIELD}`,
+  );
+  await checkCurrentPassword(runtime, ctx, runtime.usernameField, target, password);
+}
+
+/** The write hooks of the user model of one `AuthRouter`. */
+export function userWriteHooks(runtime: CredentialRuntime): WriteHooks {
+  return {
+    extraFields: { [CURRENT_PASSWORD_FIELD]: CURRENT_PASSWORD_SCHEMA },
+    requiredOnCreate: [],
+    async prepare(
+      data: RawRecord,
+      mode: WriteMode,
+      ctx: AppContext | undefined,
+      current?: Readonly<RawRecord>,
+    ): Promise<RawRecord> {
+      assertUsableUsername(data, runtime.usernameField);
+      // `password` is no input field any more; dropping it here too covers direct callers.
+      const { [CURRENT_PASSWORD_FIELD]: currentPassword, password: _password, ...rest } = data;
+      if (mode === 'create') return { ...rest, hashed_password: UNUSABLE_PASSWORD };
+      if (ctx === undefined || !Object.hasOwn(rest, EMAIL_FIELD)) return rest;
+      const target = current ?? (await storedTarget(runtime, ctx));
+      // No such user: the update itself answers 404.
+      if (target === undefined || target[EMAIL_FIELD] === rest[EMAIL_FIELD]) return rest;
+      await guardEmailChange(runtime, ctx, target, currentPassword);
+      return rest;
+    },
+  };
+}
