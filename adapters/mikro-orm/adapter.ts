@@ -35,6 +35,7 @@ import { missingInternal } from './fast-path.js';
 import { type ListStatement, ListStatements } from './list-statements.js';
 import { type Lookup, prepareLookup } from './lookup.js';
 import { type CombinedCache, TOTAL_COLUMN, withTotalColumn } from './page-total.js';
+import { PlainPath } from './plain-mode.js';
 import {
   buildPlan,
   type Dialect,
@@ -45,7 +46,6 @@ import {
   type ModelPlan,
   ROOT_ALIAS,
 } from './plan.js';
-import { PlainPath } from './plain-mode.js';
 import { listWhereOf, orderByOf, whereOf } from './query.js';
 import { updateSchemaSafely } from './schema.js';
 import { markWritten } from './session-state.js';
@@ -85,7 +85,6 @@ function platformName(orm: AnyMikroORM): string {
     .toLowerCase();
   return `mikro-orm:${name}`;
 }
-
 
 /** Why the fast path cannot run on this MikroORM at all (warned once), or undefined when it can. */
 function fastPathUnavailable(orm: AnyMikroORM): string | undefined {
@@ -151,7 +150,8 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
    * const adapter = await MikroOrmAdapter.connect({ url: 'sqlite:data/app.db', entities: [User, Post], schema: 'update' });
    */
   static async connect(
-    options: MikroOrmConnectOptions & Pick<MikroOrmAdapterOptions, 'mode' | 'directWrites' | 'namedStatements'>,
+    options: MikroOrmConnectOptions &
+      Pick<MikroOrmAdapterOptions, 'mode' | 'directWrites' | 'namedStatements'>,
   ): Promise<MikroOrmAdapter> {
     const { mode, directWrites, namedStatements, ...connect } = options;
     const orm = await ormFromUrl(connect);

@@ -271,7 +271,11 @@ function fieldFacts(
 }
 
 /** The fields of an embedded value, from the embeddable's own properties (JSON names, as its serializer). */
-function embeddedFields(meta: EntityMetadata, prop: EntityProperty, varcharLength: number): FieldDescription[] {
+function embeddedFields(
+  meta: EntityMetadata,
+  prop: EntityProperty,
+  varcharLength: number,
+): FieldDescription[] {
   const target = prop.targetMeta;
   if (prop.array === true || target === undefined || (target.polymorphs?.length ?? 0) > 0) {
     throw new ConfigurationError(

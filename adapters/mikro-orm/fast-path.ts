@@ -90,14 +90,26 @@ function isFunction(value: unknown): boolean {
 // Every MikroORM internal the fast path calls (statements.ts, lookup.ts, direct-writes.ts…).
 const INTERNALS: readonly Check[] = [
   // Present before the connection opens; what they return is checked where they are used (statements.ts).
-  ['Connection.getClient', (orm) => isFunction((orm.em.getConnection() as unknown as { getClient?: unknown }).getClient)],
-  ['Connection.getNativeClient', (orm) => isFunction((orm.em.getConnection() as unknown as { getNativeClient?: unknown }).getNativeClient)],
+  [
+    'Connection.getClient',
+    (orm) => isFunction((orm.em.getConnection() as unknown as { getClient?: unknown }).getClient),
+  ],
+  [
+    'Connection.getNativeClient',
+    (orm) => isFunction((orm.em.getConnection() as unknown as { getNativeClient?: unknown }).getNativeClient),
+  ],
   ['Connection.execute', (orm) => isFunction(orm.em.getConnection().execute)],
   ['Driver.mapResult', (orm) => isFunction(orm.em.getDriver().mapResult)],
   ['Driver.convertException', (orm) => isFunction(orm.em.getDriver().convertException)],
-  ['EntityManager.createQueryBuilder', (orm) => isFunction((orm.em as unknown as { createQueryBuilder?: unknown }).createQueryBuilder)],
+  [
+    'EntityManager.createQueryBuilder',
+    (orm) => isFunction((orm.em as unknown as { createQueryBuilder?: unknown }).createQueryBuilder),
+  ],
   ['Platform.usesReturningStatement', (orm) => isFunction(orm.em.getPlatform().usesReturningStatement)],
-  ['EntityManager.getEventManager().getSubscribers', (orm) => isFunction(orm.em.getEventManager().getSubscribers)],
+  [
+    'EntityManager.getEventManager().getSubscribers',
+    (orm) => isFunction(orm.em.getEventManager().getSubscribers),
+  ],
 ];
 
 /**

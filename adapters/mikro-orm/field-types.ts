@@ -96,7 +96,8 @@ export function fieldTypeOf(prop: EntityProperty): FieldType | undefined {
   if (prop.enum && (prop.items?.length ?? 0) > 0) return 'enum';
   const custom = prop.customType;
   // In `number` mode MikroORM holds and serializes these as JSON numbers.
-  if ((custom instanceof DecimalType || custom instanceof BigIntType) && custom.mode === 'number') return 'number';
+  if ((custom instanceof DecimalType || custom instanceof BigIntType) && custom.mode === 'number')
+    return 'number';
   if (custom !== undefined) {
     for (const [typeClass, fieldType] of BY_CUSTOM_TYPE) if (custom instanceof typeClass) return fieldType;
     // A user's own type: its JSON form is whatever its value (or toJSON) is, whatever the column.

@@ -6,7 +6,14 @@
  * happens here as in any MikroORM application. It is complete on its own; the fast path is an
  * optimisation that must give the same answers (fast-path.ts).
  */
-import { type EntityManager, type EntityProperty, Reference, ReferenceKind, type Type, wrap } from '@mikro-orm/core';
+import {
+  type EntityManager,
+  type EntityProperty,
+  Reference,
+  ReferenceKind,
+  type Type,
+  wrap,
+} from '@mikro-orm/core';
 import { ApiError } from '../../lib/errors.js';
 import type { ListQuery, ListResult, RawRecord } from '../../lib/types.js';
 import type { AnyMikroORM } from './describe.js';
@@ -177,14 +184,19 @@ export class PlainPath {
   async #exact(session: EntityManager, plan: ModelPlan, records: RawRecord[]): Promise<RawRecord[]> {
     if (plan.dialect !== 'sqlite') return records;
     const wide = plan.fields.filter(
-      (field) => field.field.type === 'bigint' && field.prop.fieldNames?.length === 1 && field.prop.kind === ReferenceKind.SCALAR,
+      (field) =>
+        field.field.type === 'bigint' &&
+        field.prop.fieldNames?.length === 1 &&
+        field.prop.kind === ReferenceKind.SCALAR,
     );
     if (wide.length === 0) return records;
     const key = plan.primary.field.name;
     const rounded = records.filter((record) => wide.some((field) => beyondSafe(record[field.field.name])));
     if (rounded.length === 0) return records;
     const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
-    const columns = wide.map((field, i) => `cast(${quote(field.prop.fieldNames[0] as string)} as text) as v${i}`);
+    const columns = wide.map(
+      (field, i) => `cast(${quote(field.prop.fieldNames[0] as string)} as text) as v${i}`,
+    );
     const keyColumn = quote(plan.primary.prop.fieldNames[0] as string);
     const ids = rounded.map((record) => record[key]);
     const sql = `select ${keyColumn} as k, ${columns.join(', ')} from ${quote(plan.meta.tableName)} where ${keyColumn} in (${ids.map(() => '?').join(', ')})`;
@@ -200,7 +212,8 @@ export class PlainPath {
       if (row === undefined) continue;
       wide.forEach((field, i) => {
         const text = row[`v${i}`];
-        if (typeof text === 'string' && typeof record[field.field.name] === 'string') record[field.field.name] = text;
+        if (typeof text === 'string' && typeof record[field.field.name] === 'string')
+          record[field.field.name] = text;
       });
     }
     return records;
@@ -234,7 +247,8 @@ export class PlainPath {
     for (const field of plan.fields) {
       const custom = field.prop.customType as Type<unknown, unknown> | undefined;
       const value = values[field.prop.name];
-      if (custom === undefined || value === undefined || value === null || hasBuiltInType(field.prop)) continue;
+      if (custom === undefined || value === undefined || value === null || hasBuiltInType(field.prop))
+        continue;
       try {
         custom.convertToDatabaseValue(value, platform);
       } catch {
@@ -273,7 +287,9 @@ function beyondSafe(value: unknown): boolean {
 function lazyNamed(plan: ModelPlan, fields: readonly string[] | undefined): string[] {
   if (fields === undefined) return [];
   const named = new Set(fields);
-  return plan.fields.filter((field) => field.field.lazy === true && named.has(field.field.name)).map((field) => field.prop.name);
+  return plan.fields
+    .filter((field) => field.field.lazy === true && named.has(field.field.name))
+    .map((field) => field.prop.name);
 }
 
 /** A property's value as `toObject()` gives it when visible and not populated (a relation: the key). */

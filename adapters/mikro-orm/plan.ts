@@ -91,7 +91,12 @@ function keysetEncoderOf(prop: EntityProperty, dialect: Dialect, encode: Encoder
 }
 
 /** The plan of one field: conversions of its value, and the plans of an embedded value's fields. */
-function fieldPlanOf(field: FieldDescription, prop: EntityProperty, platform: Platform, dialect: Dialect): FieldPlan {
+function fieldPlanOf(
+  field: FieldDescription,
+  prop: EntityProperty,
+  platform: Platform,
+  dialect: Dialect,
+): FieldPlan {
   // A relation's value is the referenced key: convert it as that key's property.
   const valueProp = prop.targetMeta?.getPrimaryProps()[0] ?? prop;
   let nested: Map<string, FieldPlan> | undefined;
@@ -105,7 +110,10 @@ function fieldPlanOf(field: FieldDescription, prop: EntityProperty, platform: Pl
       ]),
     );
   }
-  const encode = nested === undefined ? encoderFor(field.type, prop === valueProp ? prop : valueProp) : objectEncoder(nested);
+  const encode =
+    nested === undefined
+      ? encoderFor(field.type, prop === valueProp ? prop : valueProp)
+      : objectEncoder(nested);
   return {
     field,
     prop,
@@ -141,8 +149,7 @@ export function buildPlan(orm: AnyMikroORM, model: ModelClass): ModelPlan {
     fieldPlanOf(field, byJson.get(field.name) as EntityProperty, platform, dialect),
   );
   const byName = new Map(fields.map((plan) => [plan.field.name, plan]));
-  const filtered =
-    Object.keys(meta.filters).length > 0 || Object.keys(orm.config.get('filters')).length > 0;
+  const filtered = Object.keys(meta.filters).length > 0 || Object.keys(orm.config.get('filters')).length > 0;
   const partial = { description, meta, entity: model, fields, byName, dialect, filtered };
   return {
     ...partial,

@@ -4,7 +4,7 @@
  * and `tokens_valid_after` are protected), a created user gets an unusable password, and a change
  * of `email` needs the target's `current_password` unless an administrator changes another user.
  */
-import { sessionOf } from '../http/session.js';
+import { ApiError } from '../errors.js';
 import type { WriteHooks, WriteMode } from '../model/write-hooks.js';
 import type { AppContext, RawRecord } from '../types.js';
 import type { CredentialRuntime } from './credential-routes.js';
@@ -19,25 +19,6 @@ import { assertUsableUsername } from './user-binding.js';
 
 /** The field whose change needs the current password (when the user model has it). */
 export const EMAIL_FIELD = 'email';
-
-/**
- * The stored user an update changes, when the CRUD handler did not pass it: the key is the last
- * segment of the path (`…/{resource}/{id}`), as the generated item routes have it.
- */
-async function storedTarget(runtime: CredentialRuntime, ctx: AppContext): Promise<RawRecord | undefined> {
-  const adapter = runtime.adapterFor(ctx);
-  const segments = ctx.path.split('/').filter((segment) => segment !== '');
-  const last = segments[segments.length - 1];
-  if (last === undefined) return undefined;
-  let text: string;
-  try {
-    text = decodeURIComponent(last);
-  } catch {
-    return undefined;
-  }
-  const id = runtime.binding(adapter).coerceId(text);
-  return id === undefined ? undefined : adapter.get(sessionOf(ctx, adapter), runtime.userModel, id);
-}
 
 /** Refuses an email change of `target` unless the caller may make it (see the file header). */
 async function guardEmailChange(
@@ -76,10 +57,17 @@ export function userWriteHooks(runtime: CredentialRuntime): WriteHooks {
       const { [CURRENT_PASSWORD_FIELD]: currentPassword, password: _password, ...rest } = data;
       if (mode === 'create') return { ...rest, hashed_password: UNUSABLE_PASSWORD };
       if (ctx === undefined || !Object.hasOwn(rest, EMAIL_FIELD)) return rest;
-      const target = current ?? (await storedTarget(runtime, ctx));
-      // No such user: the update itself answers 404.
-      if (target === undefined || target[EMAIL_FIELD] === rest[EMAIL_FIELD]) return rest;
-      await guardEmailChange(runtime, ctx, target, currentPassword);
+      // The CRUD handlers pass the stored row of every update; without one nothing can be checked.
+      if (current === undefined) {
+        throw ApiError.validation([
+          {
+            path: EMAIL_FIELD,
+            message: 'An email change needs the stored user to check the password against.',
+          },
+        ]);
+      }
+      if (current[EMAIL_FIELD] === rest[EMAIL_FIELD]) return rest;
+      await guardEmailChange(runtime, ctx, current, currentPassword);
       return rest;
     },
   };

@@ -20,14 +20,21 @@ describe('the fast path on sqlite-memory', () => {
   let adapter: MikroOrmAdapter;
 
   before(async () => {
-    adapter = await MikroOrmAdapter.connect({ url: 'sqlite::memory:', entities: [...fidelityEntities], schema: 'create' });
+    adapter = await MikroOrmAdapter.connect({
+      url: 'sqlite::memory:',
+      entities: [...fidelityEntities],
+      schema: 'create',
+    });
   });
   after(async () => adapter.close());
 
   it('serves plain-scalar models and names why every other model is served plainly', () => {
     assert.equal(adapter.plainReason(Memo), undefined);
     assert.equal(adapter.plainReason(Carrier), undefined);
-    assert.match(adapter.plainReason(Shipment) ?? '', /embedded|computed|serializedName|custom type|lazy|array/);
+    assert.match(
+      adapter.plainReason(Shipment) ?? '',
+      /embedded|computed|serializedName|custom type|lazy|array/,
+    );
     assert.match(adapter.plainReason(Truck) ?? '', /inheritance/);
     assert.match(adapter.plainReason(Vehicle) ?? '', /inheritance/);
     assert.match(adapter.plainReason(Bulletin) ?? '', /filters/);

@@ -21,7 +21,12 @@ for (const target of databaseTargets()) {
 
     before(async () => {
       db = await createTestDatabase(target);
-      adapter = await MikroOrmAdapter.connect({ url: db.url, entities: [Author, Book], schema: 'create', mode: 'plain' });
+      adapter = await MikroOrmAdapter.connect({
+        url: db.url,
+        entities: [Author, Book],
+        schema: 'create',
+        mode: 'plain',
+      });
     });
     after(async () => {
       await adapter.close();
@@ -37,7 +42,13 @@ for (const target of databaseTargets()) {
       assert.equal(book.author, author.id);
       const updated = await adapter.update(session, Book, book.id as number, { title: 'Two' });
       assert.equal(updated?.author, author.id);
-      const listed = await adapter.list(session, Book, { filters: [], sort: [], limit: 10, offset: 0, withTotal: false });
+      const listed = await adapter.list(session, Book, {
+        filters: [],
+        sort: [],
+        limit: 10,
+        offset: 0,
+        withTotal: false,
+      });
       assert.deepEqual(listed.rows, [{ id: book.id, title: 'Two', author: author.id }]);
     });
   });
