@@ -89,7 +89,13 @@ for (const target of databaseTargets()) {
       const document = (await (await server.request('/openapi.json')).json()) as {
         paths: Record<string, unknown>;
       };
-      assert.deepEqual(Object.keys(document.paths).sort(), ['/login', '/notes', '/notes/{id}', '/register']);
+      assert.deepEqual(Object.keys(document.paths).sort(), [
+        '/change-password',
+        '/login',
+        '/notes',
+        '/notes/{id}',
+        '/register',
+      ]);
       assert.equal((await server.request('/docs')).status, 200);
     });
   });
