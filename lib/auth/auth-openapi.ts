@@ -99,7 +99,9 @@ export function documentAccountRoutes(registry: OpenApiRegistry, binding: UserBi
       description:
         `Creates a ${model.name} from its writable fields and a \`password\` (at least 8 characters, at most ` +
         `${PASSWORD_MAX_BYTES} bytes of UTF-8). Admin flags and the password hash are never accepted. ` +
-        'The response is the user without secrets.',
+        'The username is stored in Unicode NFKC (case-folded unless the router keeps case); control, ' +
+        'invisible and mixed-script look-alike names are refused. Too many registrations from one client ' +
+        'address give 429 with `Retry-After`. The response is the user without secrets.',
       operationId: 'register',
       requestBody: { required: true, content: { [JSON_MEDIA_TYPE]: { schema: registration } } },
       responses: {
@@ -114,6 +116,7 @@ export function documentAccountRoutes(registry: OpenApiRegistry, binding: UserBi
           'PayloadTooLarge',
           'UnsupportedMediaType',
           'ValidationFailed',
+          'TooManyRequests',
           'ServiceUnavailable',
         ]),
       },
@@ -127,8 +130,8 @@ export function documentAccountRoutes(registry: OpenApiRegistry, binding: UserBi
       summary: 'Log in',
       description:
         'Exchanges a username and password for a bearer token. Takes JSON or the OAuth2 password form. ' +
-        'An unknown username and a wrong password give the same 401. Too many attempts per username or per ' +
-        'client address give 429 with `Retry-After`.',
+        'An unknown username and a wrong password give the same 401. Too many attempts per (username, client ' +
+        'address), or too many failures from one client address, give 429 with `Retry-After`.',
       operationId: 'login',
       requestBody: {
         required: true,

@@ -37,6 +37,7 @@ import type { LoginThrottle } from './throttle/login-throttle.js';
 import type { TokenService } from './tokens.js';
 import { bindUserModel, type UserBinding } from './user-binding.js';
 import { userWriteHooks } from './user-writes.js';
+import type { UsernameRules } from './username.js';
 
 /** Where `set_password` and `revoke_sessions` write. */
 export interface CredentialOptions {
@@ -72,6 +73,8 @@ export class AuthRouter implements AuthRuntime {
   readonly strict: boolean;
   /** The unique field `/login` looks users up by. */
   readonly usernameField: string;
+  /** How usernames are normalised and checked (`username_case`). */
+  readonly usernames: UsernameRules;
   /** The JWT dependency, the same as `get_auth_dependency()` returns. */
   readonly dependency: AuthDependency;
   /** Where the plugin logs; replaced by the application's logger when registered on an `Application`. */
@@ -90,6 +93,7 @@ export class AuthRouter implements AuthRuntime {
     this.throttle = resolved.throttle;
     this.strict = resolved.strict;
     this.usernameField = resolved.usernameField;
+    this.usernames = resolved.usernames;
     this.adapter = resolved.adapter;
     this.dependency = createAuthDependency(this);
     this.adminPolicy = adminOnlyPolicy(this.dependency);

@@ -1,15 +1,20 @@
 /**
  * The plugin's routes: `POST /register`, `POST /login` and `POST /admin/{id}/make-admin`. Every
- * response, errors included, carries `Cache-Control: no-store`.
+ * response, errors included, carries `Cache-Control: no-store`. Registration is throttled per
+ * address and learns that a name is taken before it spends a password hash on it (issue 15: a flood
+ * of duplicate registrations starved logins); usernames go through the username rules (username.ts)
+ * on the way in and on login.
  */
 import type { Middleware } from 'koa';
 import { ApiError, type FieldError } from '../errors.js';
 import { bodyReader } from '../http/body.js';
 import { type RouteSpec, routeGroup } from '../http/route-group.js';
 import { sessionOf } from '../http/session.js';
-import type { AppState } from '../types.js';
-import { PASSWORD_MAX_BYTES } from './password-policy.js';
+import type { AppState, OrmAdapter, RawRecord } from '../types.js';
+import { PASSWORD_MAX_BYTES, passwordProblem } from './password-policy.js';
 import type { AuthRuntime } from './runtime.js';
+import type { UserBinding } from './user-binding.js';
+import { type UsernameRules, usernameRulesOf } from './username.js';
 
 type Handler = RouteSpec['handler'];
 
@@ -36,6 +41,41 @@ function noStore(handler: Handler): Handler {
 /** Where the user model's CRUD routes live on this app, when they are known (an `Application`). */
 export type UserCollection = () => string | undefined;
 
+/** The registration's username in its stored form; 422 when the rules refuse it or it grows too long. */
+function normaliseUsername(rules: UsernameRules, binding: UserBinding, fields: RawRecord): void {
+  const field = binding.usernameField;
+  const raw = fields[field];
+  if (typeof raw !== 'string') return;
+  const name = rules.normalise(raw, field);
+  // NFKC may lengthen a name (a ligature, a full-width sign) past what the column holds.
+  if (binding.usernameMaxLength !== undefined && [...name].length > binding.usernameMaxLength) {
+    throw ApiError.validation([
+      { path: field, message: `must have at most ${binding.usernameMaxLength} characters once normalised` },
+    ]);
+  }
+  fields[field] = name;
+}
+
+/** 409 for a unique value already taken, found before any hash is computed (the database still has the last word). */
+async function assertFree(
+  adapter: OrmAdapter,
+  session: unknown,
+  runtime: AuthRuntime,
+  binding: UserBinding,
+  fields: Readonly<RawRecord>,
+): Promise<void> {
+  for (const field of binding.model.fields) {
+    if (!field.unique || field.primary) continue;
+    const value = fields[field.name];
+    if (value === undefined || value === null) continue;
+    if ((await adapter.findBy(session, runtime.userModel, field.name, value)) !== undefined) {
+      throw ApiError.conflict(`A ${binding.model.name} with the same ${field.name} already exists.`, [
+        { path: field.name, message: 'already exists' },
+      ]);
+    }
+  }
+}
+
 function register(runtime: AuthRuntime, bodyLimit: number, collection?: UserCollection): Handler {
   const read = bodyReader({ limit: bodyLimit });
   return async (ctx) => {
@@ -43,8 +83,16 @@ function register(runtime: AuthRuntime, bodyLimit: number, collection?: UserColl
     const binding = runtime.binding(adapter);
     const data = binding.validateRegistration(await read(ctx));
     const { password, ...fields } = data;
+    normaliseUsername(usernameRulesOf(runtime), binding, fields);
+    const problem = passwordProblem(password);
+    if (problem !== undefined) throw ApiError.validation([{ path: 'password', message: problem }]);
+    // Counted once the body is valid (a 422 costs no more than any bad request) and before the
+    // database is asked or a hash computed: the costly part is what the limit guards.
+    await runtime.throttle?.registration(ctx.ip);
+    const session = sessionOf(ctx, adapter);
+    await assertFree(adapter, session, runtime, binding, fields);
     fields.hashed_password = await runtime.hashPassword(password);
-    const row = await adapter.create(sessionOf(ctx, adapter), runtime.userModel, fields);
+    const row = await adapter.create(session, runtime.userModel, fields);
     ctx.status = 201;
     ctx.set('Location', binding.location(row, collection?.()));
     ctx.body = binding.serialize(row);
@@ -86,21 +134,27 @@ function login(runtime: AuthRuntime, bodyLimit: number): Handler {
   return async (ctx) => {
     if (!runtime.tokens.canIssue) throw ApiError.notFound();
     const { username, password } = loginCredentials(await read(ctx));
-    await runtime.throttle?.attempt(username, ctx.ip);
+    const rules = usernameRulesOf(runtime);
+    // The throttle counts the stored form: `ADMIN` and `admin` are one name, as in the database.
+    await runtime.throttle?.attempt(rules.lookupKey(username), ctx.ip);
     const adapter = runtime.adapterFor(ctx);
     const binding = runtime.binding(adapter);
     const session = sessionOf(ctx, adapter);
     // A username no column could hold (too long, NUL) is unknown without asking the database.
-    const storable =
-      !username.includes('\u0000') &&
-      (binding.usernameMaxLength === undefined || [...username].length <= binding.usernameMaxLength);
-    const row = storable
-      ? await adapter.findBy(session, runtime.userModel, binding.usernameField, username)
-      : undefined;
+    const storable = (name: string): boolean =>
+      !name.includes('\u0000') &&
+      (binding.usernameMaxLength === undefined || [...name].length <= binding.usernameMaxLength);
+    const find = (name: string) => adapter.findBy(session, runtime.userModel, binding.usernameField, name);
+    const checked = rules.check(username);
+    let row = checked.ok && storable(checked.name) ? await find(checked.name) : undefined;
+    // A user stored before the rules (display case, a name they now refuse) logs in as stored.
+    if (row === undefined && (!checked.ok || checked.name !== username) && storable(username)) {
+      row = await find(username);
+    }
     // Unknown user and wrong password cost the same (a dummy hash) and answer the same.
     const check = await runtime.passwords.check(password, row?.hashed_password);
     if (row === undefined || !check.ok) throw ApiError.invalidCredentials();
-    await runtime.throttle?.succeeded(username, ctx.ip);
+    await runtime.throttle?.succeeded(rules.lookupKey(username), ctx.ip);
     const id = row[binding.model.primaryKey];
     if (check.rehash) {
       try {

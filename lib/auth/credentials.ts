@@ -9,6 +9,7 @@ import type { AppContext, OrmAdapter, RawRecord, RecordId } from '../types.js';
 import { PASSWORD_MAX_BYTES } from './password-policy.js';
 import type { AuthRuntime } from './runtime.js';
 import { revocationText } from './user-binding.js';
+import { usernameRulesOf } from './username.js';
 
 /** Name of the input field that carries the current password. */
 export const CURRENT_PASSWORD_FIELD = 'current_password';
@@ -53,7 +54,8 @@ export async function checkCurrentPassword(
   row: Readonly<RawRecord>,
   password: string,
 ): Promise<void> {
-  const username = String(row[usernameField]);
+  // The login's own key, so that a legacy mixed-case row shares its login's counter.
+  const username = usernameRulesOf(runtime).lookupKey(String(row[usernameField]));
   await runtime.throttle?.attempt(username, ctx.ip);
   const check = await runtime.passwords.check(password, row.hashed_password);
   if (!check.ok) throw ApiError.invalidCurrentPassword();

@@ -1,13 +1,15 @@
 /**
  * `ensure_admin`: creates the first administrator when no user with that username exists, and
- * otherwise changes nothing (it never resets a password). Safe when several instances start at
- * once: the loser of the race meets the unique constraint, re-reads, and reports the winner's user.
+ * otherwise changes nothing (it never resets a password). The username goes through the same rules
+ * as `/register` (username.ts), so `Admin` finds the stored `admin`. Safe when several instances start
+ * at once: the loser of the race meets the unique constraint, re-reads, and reports the winner's user.
  */
 import { ApiError, ConfigurationError } from '../errors.js';
 import type { OrmAdapter, RawRecord } from '../types.js';
 import { isTruthyFlag } from './admin-flag.js';
 import type { AuthRuntime } from './runtime.js';
 import { asConfigurationError, type UserBinding } from './user-binding.js';
+import { usernameRulesOf } from './username.js';
 
 /** Input of `ensure_admin`: the admin's username and password, and any other fields of the user model. */
 export interface EnsureAdminOptions {
@@ -39,11 +41,14 @@ export async function ensureAdmin(
   adapter: OrmAdapter,
   options: EnsureAdminOptions,
 ): Promise<EnsureAdminResult> {
-  const { db, adapter: _adapter, password, username, ...rest } = options;
-  if (typeof username !== 'string' || username === '') {
+  const { db, adapter: _adapter, password, username: given, ...rest } = options;
+  if (typeof given !== 'string' || given === '') {
     throw new ConfigurationError('ensure_admin needs a non-empty `username`.');
   }
   const binding = runtime.binding(adapter);
+  const checked = usernameRulesOf(runtime).check(given);
+  if (!checked.ok) throw new ConfigurationError(`ensure_admin: ${binding.usernameField} ${checked.problem}.`);
+  const username = checked.name;
   const fields: RawRecord = { ...rest, [binding.usernameField]: username };
   const session = db ?? adapter.openSession();
   const existing = await adapter.findBy(session, runtime.userModel, binding.usernameField, username);

@@ -20,7 +20,7 @@ export {
   type PasswordHasher,
 } from './hashers.js';
 export type { HashingJob } from './hashing-job.js';
-export { HashingThreads, type HashingThreadsOptions } from './hashing-threads.js';
+export { DEFAULT_HASHING_QUEUE, HashingThreads, type HashingThreadsOptions } from './hashing-threads.js';
 export { JWT_ALGORITHMS, type JwtAlgorithm, type KeyInput, MIN_SECRET_BYTES } from './keys.js';
 export type { AuthRouterOptions, ThrottleOptions } from './options.js';
 export { detectOwnership, type Ownership } from './ownership.js';
@@ -40,3 +40,4 @@ export {
 } from './throttle/redis-store.js';
 export type { ThrottleHit, ThrottleStore } from './throttle/store.js';
 export type { AccessTokenClaims, IssuedToken } from './tokens.js';
+export { type UsernameCase, UsernameRules } from './username.js';

@@ -13,13 +13,16 @@ import { LoginThrottle, resolveLimits, type ThrottleLimit } from './throttle/log
 import { MemoryThrottleStore } from './throttle/memory-store.js';
 import type { ThrottleStore } from './throttle/store.js';
 import { TokenService } from './tokens.js';
+import { type UsernameCase, UsernameRules, usernameCaseFrom } from './username.js';
 
 /** Limits of the login throttle; omitted ones keep their defaults. */
 export interface ThrottleOptions {
-  /** Attempts per username (default 5 per 900 s); a successful login clears the count. */
+  /** Attempts per (username, client address) (default 5 per 900 s); a successful login clears the count. */
   readonly username?: ThrottleLimit;
   /** Failed attempts per client address, `ctx.ip` (default 100 per 900 s). */
   readonly address?: ThrottleLimit;
+  /** `/register` per client address (default 50 per 900 s). */
+  readonly register?: ThrottleLimit;
   /** Where counters live (default an in-memory store of at most 10,000 counters). */
   readonly store?: ThrottleStore;
 }
@@ -80,6 +83,10 @@ export interface AuthRouterOptions {
   readonly username_field?: string;
   /** Alias of `username_field`. */
   readonly usernameField?: string;
+  /** `'insensitive'` (default): usernames are stored and compared case-folded; `'sensitive'` keeps case. */
+  readonly username_case?: UsernameCase;
+  /** Alias of `username_case`. */
+  readonly usernameCase?: UsernameCase;
 }
 
 /** The options after checks and defaults. */
@@ -91,6 +98,8 @@ export interface ResolvedAuthOptions {
   readonly strict: boolean;
   readonly adapter: OrmAdapter | undefined;
   readonly usernameField: string;
+  /** How usernames are normalised and checked (username.ts). */
+  readonly usernames: UsernameRules;
 }
 
 /** Every option name `AuthRouter` accepts (snake_case names and their camelCase aliases). */
@@ -122,6 +131,8 @@ export const AUTH_ROUTER_OPTION_NAMES: ReadonlySet<string> = new Set<string>([
   'adapter',
   'username_field',
   'usernameField',
+  'username_case',
+  'usernameCase',
 ]);
 
 type Options = Readonly<Record<string, unknown>>;
@@ -177,9 +188,9 @@ function resolveThrottle(options: Options): LoginThrottle | undefined {
     throw new ConfigurationError('AuthRouter: `throttle` must be an object of limits or false.');
   }
   for (const key of Object.keys(throttle ?? {})) {
-    if (!['username', 'address', 'store'].includes(key)) {
+    if (!['username', 'address', 'register', 'store'].includes(key)) {
       throw new ConfigurationError(
-        `AuthRouter: unknown throttle option \`${key}\` (username, address, store).`,
+        `AuthRouter: unknown throttle option \`${key}\` (username, address, register, store).`,
       );
     }
   }
@@ -253,5 +264,6 @@ export function resolveAuthOptions(raw: AuthRouterOptions): ResolvedAuthOptions 
       either(options, 'username_field', 'usernameField'),
       'username',
     ),
+    usernames: new UsernameRules(usernameCaseFrom(either(options, 'username_case', 'usernameCase'))),
   };
 }

@@ -1,12 +1,12 @@
 /**
  * Password verification across schemes: the stored hash names its scheme, a login with an outdated
  * scheme or cost asks for a re-hash, and an unknown user is checked against a dummy hash so a
- * failed login takes the same time whether or not the username exists.
+ * failed login takes the same time whether or not the username exists. The built-in hashers run
+ * on the bounded hashing threads (hashing-threads.ts): a full queue answers 503, never waits.
  */
 import { randomBytes } from 'node:crypto';
 import { ConfigurationError } from '../errors.js';
 import { Argon2idHasher, BcryptHasher, type PasswordHasher } from './hashers.js';
-import { HashingGate } from './hashing-gate.js';
 import { HashingThreads } from './hashing-threads.js';
 
 /** The outcome of a password check. */
@@ -41,19 +41,16 @@ export class Passwords {
   readonly current: PasswordHasher;
   private readonly schemes: readonly PasswordHasher[];
   private dummy: Promise<string> | undefined;
-  /** At most one hash or verification per core at a time (see hashing-gate.ts). */
-  readonly gate: HashingGate;
 
-  constructor(current: PasswordHasher, gate: HashingGate = new HashingGate()) {
+  constructor(current: PasswordHasher) {
     this.current = current;
-    this.gate = gate;
     // Verification of bcrypt or argon2id does not depend on the configured parameters.
     this.schemes = [current, new BcryptHasher(), new Argon2idHasher()];
   }
 
   /** A fresh hash of the password with the current scheme. */
   hash(password: string): Promise<string> {
-    return this.gate.run(() => this.current.hash(password));
+    return this.current.hash(password);
   }
 
   /** Checks a password against a stored hash (a missing or unknown hash costs as much as a real one). */
@@ -63,7 +60,7 @@ export class Passwords {
       await this.checkDummy(password);
       return { ok: false, rehash: false };
     }
-    const ok = await this.gate.run(() => scheme.verify(password, stored));
+    const ok = await scheme.verify(password, stored);
     if (!ok) return { ok: false, rehash: false };
     const rehash =
       scheme.scheme !== this.current.scheme ||
@@ -75,7 +72,7 @@ export class Passwords {
   /** Spends the time of one verification with the current scheme, for an unknown user. */
   async checkDummy(password: string): Promise<void> {
     const dummy = await this.dummyHash();
-    await this.gate.run(() => this.current.verify(password, dummy));
+    await this.current.verify(password, dummy);
   }
 
   /** Computes the dummy hash ahead of the first login. */
@@ -85,9 +82,7 @@ export class Passwords {
 
   private dummyHash(): Promise<string> {
     if (this.dummy === undefined) {
-      const dummy = this.gate.run(() =>
-        startupHasher(this.current).hash(randomBytes(18).toString('base64url')),
-      );
+      const dummy = startupHasher(this.current).hash(randomBytes(18).toString('base64url'));
       // A failed attempt is not kept: the next unknown-user login tries again.
       dummy.catch(() => {
         if (this.dummy === dummy) this.dummy = undefined;

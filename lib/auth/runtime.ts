@@ -5,6 +5,7 @@ import type { Passwords } from './passwords.js';
 import type { LoginThrottle } from './throttle/login-throttle.js';
 import type { TokenService } from './tokens.js';
 import type { UserBinding } from './user-binding.js';
+import type { UsernameRules } from './username.js';
 
 /** The services of one `AuthRouter`. */
 export interface AuthRuntime {
@@ -14,6 +15,8 @@ export interface AuthRuntime {
   readonly throttle: LoginThrottle | undefined;
   readonly dependency: AuthDependency;
   readonly logger: Logger;
+  /** How usernames are normalised and checked. */
+  readonly usernames?: UsernameRules;
   /** The adapter of a request: the router's own, or the application's. */
   adapterFor(ctx: AppContext): OrmAdapter;
   /** The user model compiled for an adapter (once per adapter). */

@@ -16,6 +16,7 @@ import {
   UNUSABLE_PASSWORD,
 } from './credentials.js';
 import { assertUsableUsername } from './user-binding.js';
+import { usernameRulesOf } from './username.js';
 
 /** The field whose change needs the current password (when the user model has it). */
 export const EMAIL_FIELD = 'email';
@@ -53,6 +54,10 @@ export function userWriteHooks(runtime: CredentialRuntime): WriteHooks {
       current?: Readonly<RawRecord>,
     ): Promise<RawRecord> {
       assertUsableUsername(data, runtime.usernameField);
+      const name = data[runtime.usernameField];
+      // Stored in the normal form /register and /login use, so look-alikes collide on the unique index.
+      if (typeof name === 'string')
+        data = { ...data, [runtime.usernameField]: usernameRulesOf(runtime).normalise(name, runtime.usernameField) };
       // `password` is no input field any more; dropping it here too covers direct callers.
       const { [CURRENT_PASSWORD_FIELD]: currentPassword, password: _password, ...rest } = data;
       if (mode === 'create') return { ...rest, hashed_password: UNUSABLE_PASSWORD };

@@ -5,6 +5,7 @@
  */
 import { authorizationCases } from './cases/authorization.js';
 import { credentialCases } from './cases/credentials.js';
+import { floodCases } from './cases/floods.js';
 import { headerCases } from './cases/headers.js';
 import { inputCases } from './cases/input.js';
 import { jwtCases } from './cases/jwt.js';
@@ -12,6 +13,7 @@ import { listingCases } from './cases/listing.js';
 import { loginCases } from './cases/login.js';
 import { massAssignmentCases } from './cases/mass-assignment.js';
 import { identifierCases, routingCases } from './cases/routing.js';
+import { usernameCases } from './cases/usernames.js';
 import type { SecurityCase } from './support/cases.js';
 
 /** Every case of the catalogue. */
@@ -26,4 +28,6 @@ export const catalogue: readonly SecurityCase[] = [
   ...headerCases,
   ...credentialCases,
   ...authorizationCases,
+  ...floodCases,
+  ...usernameCases,
 ];

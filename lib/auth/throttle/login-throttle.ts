@@ -1,8 +1,11 @@
 /**
- * Login throttling per username and per client address. Every attempt is counted before the
- * password is checked (so parallel guesses are counted too); a successful login clears the
- * username's counter and takes its attempt back from the address's counter, so the address
- * limit counts failures of everyone behind it.
+ * Login and registration throttling. A login attempt is counted strictly per (username, client
+ * address) and broadly per address, before the password is checked (so parallel guesses are counted
+ * too). No counter is per username alone: failures from one address never lock the account for its
+ * owner at another (issue 15, "anyone can lock any account"). A successful login clears its pair's
+ * counter and takes its attempt back from the address's, so the address limit counts failures of
+ * everyone behind it. Registrations are counted per address, before anything is hashed or stored.
+ * The caller passes usernames in their stored normal form (username.ts).
  */
 import { createHash } from 'node:crypto';
 import { ApiError, ConfigurationError } from '../../errors.js';
@@ -18,16 +21,19 @@ export interface ThrottleLimit {
 
 /** The limits of the login throttle. */
 export interface ThrottleLimits {
-  /** Per username (default 5 attempts per 15 minutes). */
+  /** Per (username, client address) pair (default 5 attempts per 15 minutes). */
   readonly username: ThrottleLimit;
   /** Per client address, `ctx.ip` (default 100 failed attempts per 15 minutes). */
   readonly address: ThrottleLimit;
+  /** `POST /register` per client address (default 50 attempts per 15 minutes, whatever their outcome). */
+  readonly register: ThrottleLimit;
 }
 
 /** The default limits. */
 export const DEFAULT_THROTTLE_LIMITS: ThrottleLimits = Object.freeze({
   username: Object.freeze({ attempts: 5, window: 900 }),
   address: Object.freeze({ attempts: 100, window: 900 }),
+  register: Object.freeze({ attempts: 50, window: 900 }),
 });
 
 function checkLimit(name: string, limit: ThrottleLimit | undefined, fallback: ThrottleLimit): ThrottleLimit {
@@ -54,13 +60,14 @@ export function resolveLimits(limits: Partial<ThrottleLimits> | undefined): Thro
   return Object.freeze({
     username: checkLimit('username', limits?.username, DEFAULT_THROTTLE_LIMITS.username),
     address: checkLimit('address', limits?.address, DEFAULT_THROTTLE_LIMITS.address),
+    register: checkLimit('register', limits?.register, DEFAULT_THROTTLE_LIMITS.register),
   });
 }
 
 /** A short opaque key: usernames may be long and are personal data. */
-function keyOf(kind: 'u' | 'a', value: string): string {
-  const normalised = kind === 'u' ? value.normalize('NFKC').toLowerCase() : value;
-  return `${kind}:${createHash('sha256').update(normalised).digest('base64url').slice(0, 32)}`;
+function keyOf(kind: 'p' | 'a' | 'r', ...parts: string[]): string {
+  // NUL cannot occur in an address, so the pair (name, address) has one encoding.
+  return `${kind}:${createHash('sha256').update(parts.join('\u0000')).digest('base64url').slice(0, 32)}`;
 }
 
 /** The login throttle of one AuthRouter. */
@@ -73,23 +80,32 @@ export class LoginThrottle {
     this.limits = limits;
   }
 
-  /** Counts an attempt; throws 429 with `Retry-After` when a limit is exceeded. */
+  /** Counts a login attempt; throws 429 with `Retry-After` when a limit is exceeded. */
   async attempt(username: string, address: string): Promise<void> {
     const byAddress = await this.call(() => this.store.hit(keyOf('a', address), this.limits.address.window));
     if (byAddress.count > this.limits.address.attempts)
       throw ApiError.tooManyRequests(byAddress.retryAfterSeconds);
-    const byName = await this.call(() => this.store.hit(keyOf('u', username), this.limits.username.window));
-    if (byName.count > this.limits.username.attempts)
-      throw ApiError.tooManyRequests(byName.retryAfterSeconds);
+    const byPair = await this.call(() =>
+      this.store.hit(keyOf('p', username, address), this.limits.username.window),
+    );
+    if (byPair.count > this.limits.username.attempts)
+      throw ApiError.tooManyRequests(byPair.retryAfterSeconds);
   }
 
   /** Records a successful login. */
   async succeeded(username: string, address: string): Promise<void> {
     await this.call(() =>
-      Promise.all([this.store.reset(keyOf('u', username)), this.store.undo(keyOf('a', address))]).then(
-        () => undefined,
-      ),
+      Promise.all([
+        this.store.reset(keyOf('p', username, address)),
+        this.store.undo(keyOf('a', address)),
+      ]).then(() => undefined),
     );
+  }
+
+  /** Counts a registration attempt; throws 429 with `Retry-After` when the address's limit is exceeded. */
+  async registration(address: string): Promise<void> {
+    const hit = await this.call(() => this.store.hit(keyOf('r', address), this.limits.register.window));
+    if (hit.count > this.limits.register.attempts) throw ApiError.tooManyRequests(hit.retryAfterSeconds);
   }
 
   /** A store that cannot answer refuses logins (fail closed) with 503 rather than letting guesses through. */

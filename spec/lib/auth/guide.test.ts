@@ -22,10 +22,14 @@ describe('docs/authentication.md', () => {
   });
 
   it('states the default throttle limits', () => {
-    const { username, address } = DEFAULT_THROTTLE_LIMITS;
+    const { username, address, register } = DEFAULT_THROTTLE_LIMITS;
     assert.match(
       guide,
-      new RegExp(`per username \\| ${username.attempts} attempts per ${username.window} s`),
+      new RegExp(`\`throttle.username\` \\| ${username.attempts} attempts per ${username.window} s`),
+    );
+    assert.match(
+      guide,
+      new RegExp(`\`throttle.register\` \\| ${register.attempts} per ${register.window} s`),
     );
     assert.match(
       guide,

@@ -59,6 +59,7 @@ describe('auth in the OpenAPI document', await requireTarget('sqlite-memory'), (
       '413',
       '415',
       '422',
+      '429',
       '503',
     ]);
     assert.deepEqual(Object.keys(login.responses).sort(), [

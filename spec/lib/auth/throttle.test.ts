@@ -82,19 +82,40 @@ describe('LoginThrottle', () => {
     assert.fail('expected a 429');
   }
 
-  it('refuses the attempt after the username limit with 429 and Retry-After', async () => {
+  it('refuses the attempt after the (username, address) limit with 429 and Retry-After', async () => {
     const throttle = new LoginThrottle(new MemoryThrottleStore(), limits);
     for (let i = 0; i < 3; i++) await throttle.attempt('alice', '10.0.0.1');
-    const error = await tooMany(() => throttle.attempt('alice', '10.0.0.2'));
+    const error = await tooMany(() => throttle.attempt('alice', '10.0.0.1'));
     assert.equal(error.status, 429);
     assert.equal(error.headers['Retry-After'], '60');
-    await throttle.attempt('bob', '10.0.0.2');
+    await throttle.attempt('bob', '10.0.0.1');
   });
 
-  it('counts usernames case-insensitively', async () => {
+  it('never locks an account for its owner at another address (lockout abuse)', async () => {
     const throttle = new LoginThrottle(new MemoryThrottleStore(), limits);
-    for (const name of ['Alice', 'ALICE', 'alice']) await throttle.attempt(name, `10.0.0.${name.length}`);
-    await tooMany(() => throttle.attempt('aLiCe', '10.0.0.9'));
+    for (let i = 0; i < 3; i++) await throttle.attempt('alice', '203.0.113.9');
+    await tooMany(() => throttle.attempt('alice', '203.0.113.9'));
+    // The owner, elsewhere, is counted on a pair of their own.
+    await throttle.attempt('alice', '10.0.0.2');
+    await throttle.succeeded('alice', '10.0.0.2');
+  });
+
+  it('counts a name as given: the caller passes the stored normal form', async () => {
+    const throttle = new LoginThrottle(new MemoryThrottleStore(), limits);
+    for (let i = 0; i < 3; i++) await throttle.attempt('alice', '10.0.0.1');
+    await throttle.attempt('Alice', '10.0.0.1');
+  });
+
+  it('counts registrations per address', async () => {
+    const throttle = new LoginThrottle(
+      new MemoryThrottleStore(),
+      resolveLimits({ register: { attempts: 2, window: 3600 } }),
+    );
+    await throttle.registration('10.0.0.1');
+    await throttle.registration('10.0.0.1');
+    const error = await tooMany(() => throttle.registration('10.0.0.1'));
+    assert.equal(error.headers['Retry-After'], '3600');
+    await throttle.registration('10.0.0.2');
   });
 
   it('limits one address across usernames, and a success forgives its own attempt', async () => {
@@ -128,7 +149,9 @@ describe('LoginThrottle', () => {
     assert.deepEqual(resolveLimits(undefined), {
       username: { attempts: 5, window: 900 },
       address: { attempts: 100, window: 900 },
+      register: { attempts: 50, window: 900 },
     });
+    assert.throws(() => resolveLimits({ register: { attempts: 0, window: 60 } }), ConfigurationError);
     assert.throws(() => resolveLimits({ username: { attempts: 0, window: 60 } }), ConfigurationError);
     assert.throws(() => resolveLimits({ address: { attempts: 1, window: 0.5 } }), ConfigurationError);
   });
@@ -186,8 +209,10 @@ describe('RedisThrottleStore (local Redis)', await redisAvailable(), () => {
     const a = new LoginThrottle(first, limits);
     const b = new LoginThrottle(second, limits);
     await a.attempt('erin', '10.1.1.1');
+    await b.attempt('erin', '10.1.1.1');
+    await assert.rejects(a.attempt('erin', '10.1.1.1'), (error: ApiError) => error.status === 429);
+    // Another address keeps its own pair counter.
     await b.attempt('erin', '10.1.1.2');
-    await assert.rejects(a.attempt('erin', '10.1.1.3'), (error: ApiError) => error.status === 429);
   });
 
   it('needs exactly one of client or url', () => {

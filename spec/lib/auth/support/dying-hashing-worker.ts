@@ -1,5 +1,4 @@
 /** A hashing thread that starts, then dies on its first job: for the tests of a thread lost mid-job. */
-import { parentPort } from 'node:worker_threads';
-
-parentPort?.postMessage('ready');
-parentPort?.on('message', () => process.exit(3));
+export default function dyingTask(): never {
+  process.exit(3);
+}
