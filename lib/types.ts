@@ -125,6 +125,7 @@ export type FilterOperator =
   | '$in'
   | '$nin'
   | '$like'
+  | '$ilike'
   | '$exists';
 
 /** One condition of a list query; `value` is already coerced to the field's type. */

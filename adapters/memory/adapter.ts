@@ -31,7 +31,7 @@ export interface MemoryAdapterOptions {
 /**
  * An `OrmAdapter` over Maps. Rows returned are deep copies; values have the forms a SQL adapter
  * returns (`datetime` as `Date`, `date` as `'YYYY-MM-DD'`, `bigint`/`decimal` as strings).
- * Lists follow SQL: comparisons never match NULL, `$like` is case-sensitive, strings order by
+ * Lists follow SQL: comparisons never match NULL, `$like` is case-sensitive (`$ilike` folds case), strings order by
  * code point, and NULLs sort like PostgreSQL (last ascending, first descending).
  *
  * @example

@@ -1,7 +1,8 @@
 /**
- * Ordering and equality of stored values, per field type, and SQL `LIKE` matching. Strings
+ * Ordering and equality of stored values, per field type, and `$like` / `$ilike` matching. Strings
  * compare by code point (PostgreSQL's "C" collation): deterministic and locale-independent.
  */
+import { parseLikePattern } from '../../lib/query/like-pattern.js';
 import type { FieldType } from '../../lib/types.js';
 
 function sign(n: number | bigint): number {
@@ -66,20 +67,48 @@ export function likeText(value: unknown): string {
   return String(value);
 }
 
+const ONE = Symbol('one character');
+const ANY = Symbol('any run');
+type Unit = string | typeof ONE | typeof ANY;
+
+/** A code point folded for `$ilike`: Unicode lower case, as PostgreSQL's ILIKE compares. */
+function fold(char: string): string {
+  return char.toLowerCase();
+}
+
 /**
- * Compiles a SQL `LIKE` pattern: `%` any run of characters, `_` exactly one character, a
- * backslash escapes the next character (PostgreSQL's and MySQL's default). Case-sensitive.
+ * Compiles a `$like` / `$ilike` pattern (lib/query/like-pattern.ts) into a test of a text. It
+ * walks text and pattern by code point, going back only to the last `%` on a mismatch: time is
+ * at most their lengths multiplied, never the exponential backtracking a regular expression
+ * like `^.*a.*a.*b$` can take.
  */
-export function likePattern(pattern: string): RegExp {
-  let source = '';
-  const chars = [...pattern];
-  for (let i = 0; i < chars.length; i++) {
-    const char = chars[i] as string;
-    if (char === '\\' && i + 1 < chars.length) {
-      source += (chars[++i] as string).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-    } else if (char === '%') source += '.*';
-    else if (char === '_') source += '.';
-    else source += char.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+export function likeMatcher(pattern: string, ignoreCase: boolean): (text: string) => boolean {
+  const units: Unit[] = [];
+  for (const token of parseLikePattern(pattern)) {
+    if (token.kind === 'any') units.push(ANY);
+    else if (token.kind === 'one') units.push(ONE);
+    else for (const char of token.text) units.push(ignoreCase ? fold(char) : char);
   }
-  return new RegExp(`^${source}$`, 'su');
+  return (text) => {
+    const chars = ignoreCase ? Array.from(text, fold) : [...text];
+    let i = 0;
+    let j = 0;
+    let star = -1;
+    let resume = 0;
+    while (i < chars.length) {
+      const unit = units[j];
+      if (unit === ANY) {
+        star = j++;
+        resume = i;
+      } else if (unit !== undefined && (unit === ONE || unit === chars[i])) {
+        i++;
+        j++;
+      } else if (star >= 0) {
+        j = star + 1;
+        i = ++resume;
+      } else return false;
+    }
+    while (units[j] === ANY) j++;
+    return j === units.length;
+  };
 }

@@ -15,7 +15,7 @@ import type {
   RawRecord,
   SortKey,
 } from '../../lib/types.js';
-import { canonicalJson, compareStored, likePattern, likeText } from './compare.js';
+import { canonicalJson, compareStored, likeMatcher, likeText } from './compare.js';
 import { toStored, ValueProblem } from './values.js';
 
 type Test = (stored: unknown) => boolean;
@@ -58,11 +58,11 @@ function compileCondition(field: FieldDescription, condition: FilterCondition): 
     if (op === '$in') return (stored) => stored !== null && hit(stored);
     return present.length < items.length ? () => false : (stored) => stored !== null && !hit(stored);
   }
-  if (op === '$like') {
+  if (op === '$like' || op === '$ilike') {
     if (typeof value !== 'string')
-      throw ApiError.invalidQuery(`filter[${field.name}][$like] takes a pattern.`);
-    const pattern = likePattern(value);
-    return (stored) => stored !== null && pattern.test(likeText(stored));
+      throw ApiError.invalidQuery(`filter[${field.name}][${op}] takes a pattern.`);
+    const matches = likeMatcher(value, op === '$ilike');
+    return (stored) => stored !== null && matches(likeText(stored));
   }
   const against = operand(field, value, op);
   if (against === null) {

@@ -33,8 +33,12 @@ export interface MikroOrmConnectOptions
    */
   readonly connectTimeoutMs?: number;
   /**
-   * How long a PostgreSQL query may wait for the server, in ms, before it fails with 503: a server
-   * that stopped answering (a network partition) must not hold requests. Default 4 000.
+   * How long one statement may take, in ms, before it fails with 503. PostgreSQL and MySQL/MariaDB
+   * stop it on the server (`statement_timeout`, `max_execution_time` for MySQL SELECTs,
+   * `max_statement_time` on MariaDB), so a request that gives up also frees the database; the
+   * PostgreSQL client also gives up 1 s later on its own, for a server that stopped answering.
+   * Default 4 000. Behind PgBouncer in transaction mode the session setting does not follow the
+   * client: set `statement_timeout` on the role instead (docs/deployment.md).
    */
   readonly queryTimeoutMs?: number;
   /** Connection pool bounds. */
@@ -132,13 +136,68 @@ async function defaultMetadataProvider(): Promise<(new (...args: never[]) => Met
   }
 }
 
-// Bounded waits, so that a database that stops answering gives 503s instead of hung requests.
+// The client's own limit comes after the server's, so that normally the server's cancel arrives
+// first (a clean error, and the connection stays usable); it only acts for a silent server.
+const CLIENT_GRACE_MS = 1_000;
+
+/**
+ * Bounded waits, so that a database that stops answering gives 503s instead of hung requests.
+ * PostgreSQL's server limit is set by pg-pool's `onConnect` (pg-pool 3.10+), awaited before a new
+ * connection is first used, so it covers statements sent to the pool directly
+ * (adapters/mikro-orm/statements.ts) as well as MikroORM's. A SET, not the `statement_timeout`
+ * startup parameter: PgBouncer refuses startup parameters it does not know.
+ */
 function timeoutOptions(packageName: string, connectMs: number, queryMs: number): Partial<Options> {
   if (packageName === '@mikro-orm/postgresql') {
-    return { driverOptions: { connectionTimeoutMillis: connectMs, query_timeout: queryMs } };
+    return {
+      driverOptions: {
+        connectionTimeoutMillis: connectMs,
+        query_timeout: queryMs + CLIENT_GRACE_MS,
+        onConnect: (client: { query(sql: string): Promise<unknown> }) =>
+          client.query(`set statement_timeout = ${queryMs}`),
+      },
+    };
   }
   if (packageName === '@mikro-orm/mysql') return { driverOptions: { connectTimeout: connectMs } };
   return {};
+}
+
+/** The part of a Kysely connection `onCreateConnection` receives that runs a statement. */
+interface SessionConnection {
+  executeQuery(query: {
+    sql: string;
+    parameters: readonly unknown[];
+    query: unknown;
+    queryId: unknown;
+  }): Promise<{ rows: readonly Record<string, unknown>[] }>;
+}
+
+// A compiled query as Kysely builds one; made by hand, as kysely is MikroORM's dependency, not ours.
+function runOn(
+  connection: SessionConnection,
+  sql: string,
+): Promise<{ rows: readonly Record<string, unknown>[] }> {
+  return connection.executeQuery({
+    sql,
+    parameters: [],
+    query: { kind: 'RawNode', sqlFragments: [sql], parameters: [] },
+    queryId: { queryId: 'kma-session-limit' },
+  });
+}
+
+/**
+ * Puts a new MySQL/MariaDB connection under the time limit (Kysely's `onCreateConnection`: every
+ * statement of the MySQL driver goes through Kysely). The servers name the setting differently.
+ */
+async function limitSession(packageName: string, connection: SessionConnection, ms: number): Promise<void> {
+  if (packageName === '@mikro-orm/mysql') {
+    const { rows } = await runOn(connection, 'select version() as v');
+    const mariadb = /mariadb/i.test(String(rows[0]?.v ?? ''));
+    await runOn(
+      connection,
+      mariadb ? `set session max_statement_time = ${ms / 1000}` : `set session max_execution_time = ${ms}`,
+    );
+  }
 }
 
 /** Initialises MikroORM for the URL with koa-model-api's conventions and applies the `schema` option. */
@@ -166,11 +225,16 @@ export async function ormFromUrl(options: MikroOrmConnectOptions): Promise<Mikro
   // SQLite creates the file but not its folder (`sqlite:data/app.db` on a fresh clone).
   if (file !== undefined && file !== ':memory:') await mkdir(dirname(file), { recursive: true });
   const metadataProvider = rest.metadataProvider ?? (await defaultMetadataProvider());
+  const userOnCreate = rest.onCreateConnection;
   const config: Partial<Options<IDatabaseDriver>> = {
     // Datetimes are stored in UTC so that every server and client zone reads them back alike.
     forceUtcTimezone: true,
     ...timeoutOptions(choice.packageName, connectTimeoutMs, queryTimeoutMs),
     ...rest,
+    onCreateConnection: async (connection: unknown) => {
+      await limitSession(choice.packageName, connection as SessionConnection, queryTimeoutMs);
+      await userOnCreate?.(connection);
+    },
     ...choice.connection,
     driver,
     entities,

@@ -83,6 +83,19 @@ export function isConnectionError(error: unknown, depth = 0): boolean {
   return isConnectionError(cause, depth + 1);
 }
 
+// A statement the server stopped at its time limit: PostgreSQL 57014 (statement_timeout, or a
+// pg_cancel_backend), MySQL 3024 (max_execution_time), MariaDB 1969 (max_statement_time).
+const TIMEOUT_ERRNOS = new Set([3024, 1969]);
+
+/** Whether the database stopped a statement that ran past its time limit (or was cancelled). */
+export function isStatementTimeout(error: unknown, depth = 0): boolean {
+  if (depth > 4 || typeof error !== 'object' || error === null) return false;
+  const { code, errno, cause } = error as Coded;
+  if (code === '57014') return true;
+  if (typeof errno === 'number' && TIMEOUT_ERRNOS.has(errno)) return true;
+  return isStatementTimeout(cause, depth + 1);
+}
+
 // MySQL/MariaDB errnos for values a column cannot hold (too long, out of range, wrong format, bad JSON).
 const MYSQL_DATA_ERRNOS = new Set([1264, 1265, 1292, 1366, 1406, 3140, 4025]);
 
@@ -186,6 +199,14 @@ function relationCandidates(meta: EntityMetadata): string[] {
 export function toApiError(error: unknown, context: ErrorContext): unknown {
   if (error instanceof ApiError) return error;
   if (isConnectionError(error)) return ApiError.unavailable(error);
+  if (isStatementTimeout(error)) {
+    // 503 like an unreachable database: the request asked more than the database gives one request.
+    return new ApiError(
+      'service_unavailable',
+      'The query took longer than the database allows one request and was stopped; narrow the filters or retry later.',
+      { headers: { 'Retry-After': '5' }, cause: error },
+    );
+  }
   if (!(error instanceof DriverException)) return error;
   const { meta } = context;
   if (error instanceof UniqueConstraintViolationException) {

@@ -1,5 +1,6 @@
 /** Translates the core's list query into MikroORM filter and order objects. */
-import { raw } from '@mikro-orm/core';
+import { ALIAS_REPLACEMENT, type EntityProperty, raw } from '@mikro-orm/core';
+import { parseLikePattern, toSqlLike } from '../../lib/query/like-pattern.js';
 import type { FilterCondition, ListQuery } from '../../lib/types.js';
 import { type FieldPlan, type ModelPlan, ROOT_ALIAS } from './plan.js';
 
@@ -26,40 +27,96 @@ function nestedCondition(chain: readonly FieldPlan[], value: unknown): Condition
   return condition as Condition;
 }
 
-/** The column of a path stored in the entity's own table: a field, or a field of an inline embedded value. */
-function columnOf(chain: readonly FieldPlan[]): string | undefined {
-  const [first, second] = chain;
+/**
+ * The SQL expression of a path, for an alias: a column of the entity's own table (a field, or a
+ * field of an inline embedded value), or MikroORM's JSON extraction of a value inside an embedded
+ * object stored as JSON (`fieldNameRaw`). Undefined for anything else.
+ */
+function expressionOf(plan: ModelPlan, chain: readonly FieldPlan[]): ((alias: string) => string) | undefined {
+  const [first, ...rest] = chain;
   if (first === undefined) return undefined;
-  if (chain.length === 1) return first.prop.fieldNames?.[0];
-  if (chain.length !== 2 || second === undefined || first.prop.object === true) return undefined;
-  return first.prop.embeddedProps?.[second.prop.name]?.fieldNames?.[0];
+  let prop: EntityProperty | undefined = first.prop;
+  for (const step of rest) prop = prop?.embeddedProps?.[step.prop.name];
+  if (prop === undefined) return undefined;
+  const json = prop.fieldNameRaw;
+  if (chain.length > 1 && typeof json === 'string') {
+    // MySQL's json_extract gives a JSON value ("x" with its quotes); LIKE needs the text.
+    return (alias) => {
+      const sql = json.replaceAll(ALIAS_REPLACEMENT, alias);
+      return plan.dialect === 'mysql' ? `json_unquote(${sql})` : sql;
+    };
+  }
+  const column = prop.fieldNames?.[0];
+  if (column === undefined || prop.persist === false || prop.formula !== undefined) return undefined;
+  const quoted = plan.dialect === 'mysql' ? `\`${column}\`` : `"${column}"`;
+  return (alias) => `${alias}.${quoted}`;
 }
 
-/** An SQL LIKE pattern (`%`, `_`) as a GLOB pattern (`*`, `?`), the case-sensitive match of SQLite. */
+/** A pattern as SQLite GLOB, its case-sensitive match: `*`, `?` and `[` stand for themselves as `[*]`, `[?]`, `[[]`. */
 export function likeToGlob(pattern: string): string {
-  return pattern
-    .replace(/[*?[]/g, (special) => `[${special}]`)
-    .replace(/%/g, '*')
-    .replace(/_/g, '?');
+  let out = '';
+  for (const token of parseLikePattern(pattern)) {
+    if (token.kind === 'any') out += '*';
+    else if (token.kind === 'one') out += '?';
+    else out += token.text.replace(/[*?[]/g, (special) => `[${special}]`);
+  }
+  return out;
 }
+
+// The escape character of rendered patterns: not a backslash, whose meaning in MySQL string
+// literals depends on sql_mode (NO_BACKSLASH_ESCAPES).
+const ESCAPE = '!';
 
 /**
- * `$like` is case-sensitive on every database, as in PostgreSQL: SQLite's LIKE ignores ASCII case
- * (GLOB does not), and MySQL/MariaDB compare with the column's usually case-insensitive collation.
+ * `$like` (case-sensitive) and `$ilike` (case-insensitive) with the same pattern language on every
+ * database (lib/query/like-pattern.ts), rendered per dialect: SQLite GLOB for `$like` (its LIKE
+ * ignores ASCII case) and LIKE for `$ilike` (ASCII case only); MySQL/MariaDB LIKE under a binary
+ * collation, on `lower()` of both sides for `$ilike` (Unicode case, but not accents as the
+ * default `_ci` collations would); PostgreSQL LIKE / ILIKE.
  */
-function likeCondition(plan: ModelPlan, chain: readonly FieldPlan[], pattern: string): Condition {
-  const stored = columnOf(chain);
-  // A value inside a JSON column is matched by MikroORM's own `$like`.
-  if (stored === undefined) return nestedCondition(chain, { $like: pattern });
+function likeCondition(
+  plan: ModelPlan,
+  chain: readonly FieldPlan[],
+  op: '$like' | '$ilike',
+  pattern: string,
+): Condition {
+  const tokens = parseLikePattern(pattern);
+  const sqlPattern = toSqlLike(tokens, ESCAPE);
+  const expression = expressionOf(plan, chain);
+  if (expression === undefined) {
+    // A formula: MikroORM's own operator, with its default escape (PostgreSQL's and MySQL's). Only
+    // PostgreSQL knows ILIKE; SQLite's LIKE already ignores ASCII case.
+    const native = op === '$ilike' && plan.dialect !== 'postgresql' ? '$like' : op;
+    return nestedCondition(chain, { [native]: toSqlLike(tokens, '\\') });
+  }
   // The alias comes from MikroORM: a count query aliases the root table otherwise than a select.
-  const quoted = plan.dialect === 'mysql' ? `\`${stored}\`` : `"${stored}"`;
   switch (plan.dialect) {
     case 'sqlite':
-      return { [raw((alias: string) => `${alias}.${quoted} glob ?`, [likeToGlob(pattern)])]: [] };
+      return op === '$like'
+        ? { [raw((alias: string) => `${expression(alias)} glob ?`, [likeToGlob(pattern)])]: [] }
+        : { [raw((alias: string) => `${expression(alias)} like ? escape '${ESCAPE}'`, [sqlPattern])]: [] };
     case 'mysql':
-      return { [raw((alias: string) => `${alias}.${quoted} like ? collate utf8mb4_bin`, [pattern])]: [] };
+      return op === '$like'
+        ? {
+            [raw(
+              (alias: string) => `${expression(alias)} like ? collate utf8mb4_bin escape '${ESCAPE}'`,
+              [sqlPattern],
+            )]: [],
+          }
+        : {
+            [raw(
+              (alias: string) =>
+                `lower(${expression(alias)}) like lower(?) collate utf8mb4_bin escape '${ESCAPE}'`,
+              [sqlPattern],
+            )]: [],
+          };
     default:
-      return nestedCondition(chain, { $like: pattern });
+      return {
+        [raw(
+          (alias: string) => `${expression(alias)} ${op === '$like' ? 'like' : 'ilike'} ? escape '${ESCAPE}'`,
+          [sqlPattern],
+        )]: [],
+      };
   }
 }
 
@@ -87,7 +144,8 @@ function valueCondition(field: FieldPlan, condition: FilterCondition): unknown {
 export function whereOf(plan: ModelPlan, filters: ListQuery['filters']): Condition {
   const conditions = filters.map((condition): Condition => {
     const chain = fieldPath(plan, condition.field);
-    if (condition.op === '$like') return likeCondition(plan, chain, String(condition.value));
+    if (condition.op === '$like' || condition.op === '$ilike')
+      return likeCondition(plan, chain, condition.op, String(condition.value));
     return nestedCondition(chain, valueCondition(chain[chain.length - 1] as FieldPlan, condition));
   });
   if (conditions.length === 0) return {};

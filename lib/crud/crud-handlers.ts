@@ -146,7 +146,7 @@ function fieldsToLoad(query: ParsedListQuery): readonly string[] | undefined {
 
 async function list(plan: CrudPlan, ctx: AppContext): Promise<void> {
   await admit(plan, ctx, 'GET');
-  const query = parseListQuery(plan.model, ctx.querystring);
+  const query = parseListQuery(plan.model, ctx.querystring, plan.listOptions);
   const policy = plan.options.policies.GET;
   const scope: readonly FilterCondition[] =
     policy?.scope?.({ user: ctx.state.user, method: 'GET', model: plan.model }) ?? [];

@@ -1,6 +1,27 @@
 /** Options of `CrudRouter`, checked once when the router is created. */
 import { ConfigurationError } from '../errors.js';
+import { LIKE_LIMITS, type LikeLimits } from '../query/list-query.js';
 import type { AuthDependency, CrudMethod, ModelClass, OrmAdapter, Policy } from '../types.js';
+
+/**
+ * The `like` option of `CrudRouter`: caps of `$like`/`$ilike` patterns and the unbounded `text`
+ * fields they may apply to. Snake_case names, camelCase aliases beside them.
+ * @example new CrudRouter({ model: Post, like: { text_fields: ['body'], max_length: 50 } })
+ */
+export interface CrudLikeOptions {
+  /** Longest pattern in characters, escapes included. Default 100. */
+  readonly max_length?: number;
+  /** Alias of `max_length`. */
+  readonly maxLength?: number;
+  /** Most unescaped `%` and `_` in one pattern. Default 4. */
+  readonly max_wildcards?: number;
+  /** Alias of `max_wildcards`. */
+  readonly maxWildcards?: number;
+  /** Unbounded `text` fields (paths) patterns may apply to, or `true` for all; none by default. */
+  readonly text_fields?: true | readonly string[];
+  /** Alias of `text_fields`. */
+  readonly textFields?: true | readonly string[];
+}
 
 /** Options of `CrudRouter`; snake_case names as in the specification, camelCase aliases beside them. */
 export interface CrudRouterOptions {
@@ -24,6 +45,8 @@ export interface CrudRouterOptions {
   readonly ownerField?: string;
   /** The adapter, when the router is used on a plain Koa app without `useAdapter`. */
   readonly adapter?: OrmAdapter;
+  /** Caps of `$like`/`$ilike` patterns and the `text` fields they may apply to. */
+  readonly like?: CrudLikeOptions;
 }
 
 /** The options after defaults and checks. */
@@ -44,6 +67,8 @@ export interface ResolvedCrudOptions {
   readonly ownerField: string | undefined;
   /** The router's own adapter, if it was given one. */
   readonly adapter: OrmAdapter | undefined;
+  /** Pattern caps and text-field opt-ins (field names are checked against the model later). */
+  readonly like: LikeLimits;
 }
 
 const METHODS: readonly CrudMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -55,6 +80,45 @@ export function normalisePrefix(prefix: string | undefined): string {
     throw new ConfigurationError(`Invalid prefix "${prefix}": use path segments such as "/api/v1".`);
   }
   return `/${prefix.replace(/^\/|\/$/g, '')}`;
+}
+
+/** One cap of the `like` option: a positive integer, or the default when not given. */
+function likeCap(model: string, name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new ConfigurationError(`CrudRouter for ${model}: like.${name} must be a positive integer.`);
+  }
+  return value;
+}
+
+/** The `like` option with defaults filled in. */
+function resolveLike(model: string, like: CrudLikeOptions | undefined): LikeLimits {
+  if (like === undefined) return LIKE_LIMITS;
+  if (typeof like !== 'object' || like === null) {
+    throw new ConfigurationError(
+      `CrudRouter for ${model}: like must be an object such as { max_length: 100, max_wildcards: 4, text_fields: ['body'] }.`,
+    );
+  }
+  const fields = like.text_fields ?? like.textFields;
+  if (
+    fields !== undefined &&
+    fields !== true &&
+    !(Array.isArray(fields) && fields.every((name) => typeof name === 'string'))
+  ) {
+    throw new ConfigurationError(
+      `CrudRouter for ${model}: like.text_fields must be true or a list of field names.`,
+    );
+  }
+  return {
+    maxLength: likeCap(model, 'max_length', like.max_length ?? like.maxLength, LIKE_LIMITS.maxLength),
+    maxWildcards: likeCap(
+      model,
+      'max_wildcards',
+      like.max_wildcards ?? like.maxWildcards,
+      LIKE_LIMITS.maxWildcards,
+    ),
+    textFields: fields === true ? true : new Set(fields ?? []),
+  };
 }
 
 /** Checks the options and fills in defaults; throws `ConfigurationError` on a mistake. */
@@ -98,5 +162,6 @@ export function resolveCrudOptions(options: CrudRouterOptions): ResolvedCrudOpti
     prefix: normalisePrefix(options.prefix),
     ownerField: options.owner_field ?? options.ownerField,
     adapter: options.adapter,
+    like: resolveLike(options.model.name, options.like),
   };
 }

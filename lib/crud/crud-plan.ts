@@ -6,6 +6,8 @@ import { ConfigurationError } from '../errors.js';
 import { bodyReader } from '../http/body.js';
 import { detectOwnerField } from '../model/ownership.js';
 import { type WriteHooks, writeHooksOf } from '../model/write-hooks.js';
+import { fieldAtPath } from '../query/field-paths.js';
+import type { ListQueryOptions } from '../query/list-query.js';
 import { compileSerializer, type Serializer } from '../schema/serializer.js';
 import { compileWriteValidator } from '../schema/write-validator.js';
 import type { AppContext, ModelDescription, OrmAdapter, RawRecord } from '../types.js';
@@ -23,6 +25,8 @@ export interface CrudPlan {
   /** Set from the caller on create and never written by a client. */
   readonly ownerField: string | undefined;
   readonly readOnlyFields: ReadonlySet<string>;
+  /** What list queries of this router accept beyond the defaults (`$like` caps and opt-ins). */
+  readonly listOptions: ListQueryOptions;
   /** Validates a create or update body against the current write hooks. */
   validate(mode: 'create' | 'update', body: unknown): RawRecord;
   /** The write hooks of the model at this moment (plugins may attach them after registration). */
@@ -55,6 +59,25 @@ function ownerFieldOf(options: ResolvedCrudOptions, model: ModelDescription): st
     : detectOwnerField(model, userModel);
 }
 
+/** Checks that `like.text_fields` names readable `text` fields of the model. */
+function checkLikeTextFields(options: ResolvedCrudOptions, model: ModelDescription): void {
+  const fields = options.like.textFields;
+  if (fields === true) return;
+  for (const path of fields) {
+    const field = fieldAtPath(model, path);
+    if (field === undefined) {
+      throw new ConfigurationError(
+        `CrudRouter for ${model.name}: like.text_fields names "${path}", which is not a readable field.`,
+      );
+    }
+    if (field.type !== 'text') {
+      throw new ConfigurationError(
+        `CrudRouter for ${model.name}: like.text_fields names "${path}", a ${field.type} field; only unbounded text fields need opting in.`,
+      );
+    }
+  }
+}
+
 /** Compiles a router's plan for an adapter; throws `ConfigurationError` for what cannot be served. */
 export function compileCrudPlan(
   options: ResolvedCrudOptions,
@@ -62,6 +85,7 @@ export function compileCrudPlan(
   bodyLimit: number,
 ): CrudPlan {
   const model = adapter.describe(options.model);
+  checkLikeTextFields(options, model);
   const ownerField = knowsCaller(options) ? ownerFieldOf(options, model) : undefined;
   const readOnlyFields: ReadonlySet<string> = new Set(ownerField === undefined ? [] : [ownerField]);
   const compiled = new Map<string, (body: unknown) => RawRecord>();
@@ -102,6 +126,7 @@ export function compileCrudPlan(
     readBody: bodyReader({ limit: bodyLimit }),
     ownerField,
     readOnlyFields,
+    listOptions: { like: options.like },
     validate: (mode, body) => validatorFor(mode)(body),
     hooks: () => writeHooksOf(options.model),
   };

@@ -249,7 +249,12 @@ export const FILTER_OPERATORS_SCHEMA: JsonSchema = {
     $lte: { type: 'string', description: 'Less than or equal.' },
     $in: { type: 'string', description: 'One of a comma-separated list.' },
     $nin: { type: 'string', description: 'None of a comma-separated list.' },
-    $like: { type: 'string', description: 'SQL LIKE pattern: `%` any run of characters, `_` one character.' },
+    $like: {
+      type: 'string',
+      description:
+        'SQL LIKE pattern, case-sensitive: `%` any run of characters, `_` one character, a backslash makes the next character literal.',
+    },
+    $ilike: { type: 'string', description: 'Like `$like`, ignoring case.' },
     $exists: { type: 'string', enum: ['true', 'false'], description: 'Whether the field is set (not null).' },
   },
   additionalProperties: false,

@@ -91,8 +91,11 @@ function listParameters(model: ModelDescription, filterRef: JsonSchema): Record<
       in: 'query',
       description:
         '`filter[field]=value` keeps records whose field equals the value; ' +
-        '`filter[field][$op]=value` applies an operator (`$eq $ne $gt $gte $lt $lte $in $nin $like $exists`). ' +
-        '`$in`/`$nin` take a comma-separated list, `$like` SQL `%`/`_` patterns, `$exists` `true` or `false`. ' +
+        '`filter[field][$op]=value` applies an operator (`$eq $ne $gt $gte $lt $lte $in $nin $like $ilike $exists`). ' +
+        '`$in`/`$nin` take a comma-separated list, `$exists` `true` or `false`. ' +
+        '`$like` takes a case-sensitive pattern: `%` any run of characters, `_` one character, a backslash makes the next ' +
+        'character literal (`\\%`, `\\_`, `\\\\`); `$ilike` is the same ignoring case. A pattern has at most 100 characters and ' +
+        '4 wildcards unless the API raises the caps, and unbounded text fields take patterns only where the API allows it. ' +
         'A field of an embedded object is named by its dotted path, e.g. `filter[address.city]=Oslo`. ' +
         'Conditions on several fields must all hold.',
       style: 'deepObject',

@@ -2,7 +2,10 @@
  * Parses the query string of a list route into a validated `ListQuery`: `limit`, `offset`,
  * `sort`, `fields`, `filter[field]` and `filter[field][$op]`. Only readable fields may be named,
  * and only queryable ones filtered or sorted; a filter may name a scalar inside an embedded object
- * by dotted path (`filter[address.city]`). Every other mistake is a 400 that says what was wrong.
+ * by dotted path (`filter[address.city]`). `$like`/`$ilike` patterns are capped (length and
+ * wildcards) and reach unbounded `text` fields only where the router opts in. Parameters named
+ * `_…` or `utm_…` (cache-busters, tracking) are ignored. Every other mistake is a 400 that says
+ * what was wrong.
  */
 import { ApiError } from '../errors.js';
 import type {
@@ -16,6 +19,7 @@ import type {
 import { coerceQueryValue } from './coerce.js';
 import { cursorShape, decodeCursor } from './cursor.js';
 import { fieldAtPath, isQueryable } from './field-paths.js';
+import { likeCost } from './like-pattern.js';
 
 /** Default and largest page size. */
 export const LIST_LIMITS = {
@@ -38,8 +42,34 @@ export const FILTER_OPERATORS: readonly FilterOperator[] = [
   '$in',
   '$nin',
   '$like',
+  '$ilike',
   '$exists',
 ];
+
+/** The caps and opt-ins of `$like` / `$ilike` patterns (a router's `like` option, resolved). */
+export interface LikeLimits {
+  /** Longest pattern, in characters as sent (escapes included). */
+  readonly maxLength: number;
+  /** Most unescaped `%` and `_` in one pattern. */
+  readonly maxWildcards: number;
+  /** The unbounded `text` fields (by path) patterns may apply to, or `true` for all of them. */
+  readonly textFields: true | ReadonlySet<string>;
+}
+
+/**
+ * Default pattern caps. A pattern costs about its length for every character it is matched
+ * against (SQLite, PostgreSQL and MySQL all match by backtracking to the last `%`), so 100
+ * characters bound one request at roughly 100 comparisons per stored character; `%a%b%` or
+ * `2024-__-__` fit within 4 wildcards. Unbounded `text` fields are opted in per router: a
+ * `varchar(n)` bounds the text a pattern scans, a `text` column does not.
+ */
+export const LIKE_LIMITS: LikeLimits = { maxLength: 100, maxWildcards: 4, textFields: new Set<string>() };
+
+/** Per-router options of `parseListQuery`. */
+export interface ListQueryOptions {
+  /** Pattern caps and text-field opt-ins; `LIKE_LIMITS` when not given. */
+  readonly like?: LikeLimits;
+}
 
 /** A parsed list request: the adapter query (with the field selection, `fields`) plus the keyset shape. */
 export interface ParsedListQuery extends ListQuery {
@@ -151,11 +181,44 @@ function parseFields(model: ModelDescription, raw: string): string[] {
   return [...unique];
 }
 
+/** Checks a `$like`/`$ilike` pattern against the caps and the field against the text opt-ins. */
+function checkPattern(
+  field: FieldDescription,
+  path: string,
+  op: '$like' | '$ilike',
+  pattern: string,
+  limits: LikeLimits,
+): void {
+  const parameter = `filter[${path}][${op}]`;
+  if (field.type === 'text' && limits.textFields !== true && !limits.textFields.has(path)) {
+    throw ApiError.invalidQuery(
+      `${parameter}: "${path}" is an unbounded text field; pattern filters on it must be enabled by the router's like.text_fields option.`,
+    );
+  }
+  const cost = likeCost(pattern);
+  if (cost.length > limits.maxLength) {
+    throw ApiError.invalidQuery(
+      `${parameter}: the pattern is ${cost.length} characters long; at most ${limits.maxLength} are allowed (the router's like.max_length option).`,
+    );
+  }
+  if (cost.wildcards > limits.maxWildcards) {
+    throw ApiError.invalidQuery(
+      `${parameter}: the pattern has ${cost.wildcards} wildcards (% and _); at most ${limits.maxWildcards} are allowed (the router's like.max_wildcards option; write \\% or \\_ for a literal % or _).`,
+    );
+  }
+  if (cost.danglingEscape) {
+    throw ApiError.invalidQuery(
+      `${parameter}: the pattern ends in a backslash that escapes nothing; write \\\\ for a literal backslash.`,
+    );
+  }
+}
+
 function parseFilter(
   model: ModelDescription,
   fieldName: string,
   rawOp: string,
   raw: string,
+  limits: LikeLimits,
 ): FilterCondition {
   const parameter = `filter[${fieldName}]`;
   const field = filterField(model, fieldName);
@@ -172,9 +235,10 @@ function parseFilter(
   }
   if (field.type === 'json')
     throw ApiError.invalidQuery(`${parameter}: JSON fields can only be tested with $exists.`);
-  if (op === '$like') {
+  if (op === '$like' || op === '$ilike') {
     if (!TEXT_TYPES.has(field.type))
-      throw ApiError.invalidQuery(`${parameter}[$like] applies to text fields only.`);
+      throw ApiError.invalidQuery(`${parameter}[${op}] applies to text fields only.`);
+    checkPattern(field, fieldName, op, raw, limits);
     return { field: fieldName, op, value: raw };
   }
   if ((op === '$gt' || op === '$gte' || op === '$lt' || op === '$lte') && !ORDERED_TYPES.has(field.type)) {
@@ -190,8 +254,18 @@ function parseFilter(
   return { field: fieldName, op, value: coerceQueryValue(field, raw, parameter) };
 }
 
+/** Whether a parameter is one clients and proxies add on their own: `_=…` cache-busters, `utm_…` tracking. */
+function isIgnoredParameter(name: string): boolean {
+  return name.startsWith('_') || name.startsWith('utm_');
+}
+
 /** Parses a list route's query string against the model's readable (and, for filter and sort, queryable) fields. */
-export function parseListQuery(model: ModelDescription, search: string): ParsedListQuery {
+export function parseListQuery(
+  model: ModelDescription,
+  search: string,
+  options: ListQueryOptions = {},
+): ParsedListQuery {
+  const likeLimits = options.like ?? LIKE_LIMITS;
   const params = new URLSearchParams(search);
   const seen = new Set<string>();
   let limit: number = LIST_LIMITS.defaultLimit;
@@ -203,6 +277,7 @@ export function parseListQuery(model: ModelDescription, search: string): ParsedL
   const filters: FilterCondition[] = [];
 
   for (const [key, value] of params) {
+    if (isIgnoredParameter(key)) continue;
     if (seen.has(key)) throw ApiError.invalidQuery(`Query parameter "${key}" is given more than once.`);
     seen.add(key);
     if (key === 'limit') {
@@ -225,10 +300,10 @@ export function parseListQuery(model: ModelDescription, search: string): ParsedL
       const match = FILTER_KEY.exec(key);
       if (match === null) {
         throw ApiError.invalidQuery(
-          `Unknown query parameter "${key}"; use limit, offset, after, sort, fields, count or filter[field][$op].`,
+          `Unknown query parameter "${key}"; use limit, offset, after, sort, fields, count or filter[field][$op] (names starting with _ or utm_ are ignored).`,
         );
       }
-      filters.push(parseFilter(model, match[1] as string, match[2] ?? '$eq', value));
+      filters.push(parseFilter(model, match[1] as string, match[2] ?? '$eq', value, likeLimits));
     }
   }
   // The primary key as last sort key makes offset pages stable.

@@ -1,7 +1,7 @@
 /** List queries of the MemoryAdapter: SQL filter semantics, PostgreSQL null ordering, paging. */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { likePattern } from '../../../adapters/memory/compare.js';
+import { likeMatcher } from '../../../adapters/memory/compare.js';
 import type { MemoryAdapter, MemorySession } from '../../../adapters/memory/index.js';
 import { ApiError } from '../../../lib/errors.js';
 import type { FilterCondition, ListQuery, SortKey } from '../../../lib/types.js';
@@ -121,14 +121,31 @@ describe('MemoryAdapter.list', () => {
       await names([f('description', '$like', '%e')]),
       ['One', 'three'].map((d) => ROWS.find((r) => r.description === d)?.name as string),
     );
+    const like = (pattern: string) => likeMatcher(pattern, false);
+    assert.ok(like('a.c')('a.c') && !like('a.c')('abc'), 'regex characters are literal');
+    assert.ok(like('_')('é') && like('%')('line\nbreak'), '_ is one character; % spans newlines');
+    assert.ok(like('_')('😀') && !like('__')('😀'), '_ is one code point, not one UTF-16 unit');
     assert.ok(
-      likePattern('a.c').test('a.c') && !likePattern('a.c').test('abc'),
-      'regex characters are literal',
+      like('\\a%')('a1') && like('a\\')('a\\'),
+      'an escaped letter is the letter; a final backslash is literal',
     );
-    assert.ok(
-      likePattern('_').test('é') && likePattern('%').test('line\nbreak'),
-      '_ is one character; % spans newlines',
-    );
+  });
+
+  it('matches $ilike ignoring case, Unicode included, with the same escapes', async () => {
+    assert.deepEqual(await names([f('name', '$ilike', 'd%')]), ['D4']);
+    assert.deepEqual(await names([f('name', '$ilike', 'A\\_%')]), ['a_1']);
+    assert.deepEqual(await names([f('name', '$ilike', 'C\\\\%')]), ['c\\3']);
+    assert.deepEqual(await names([f('name', '$ilike', 'x%')]), []);
+    assert.deepEqual(await names([f('name', '$ilike', 'B\\%%')]), ['b%2']);
+    assert.ok(likeMatcher('ÉTÉ', true)('été') && !likeMatcher('ÉTÉ', false)('été'));
+  });
+
+  it('matches in time linear in text × pattern: no regex backtracking on %a%a%a%b', () => {
+    const text = 'a'.repeat(200_000);
+    const started = performance.now();
+    assert.equal(likeMatcher('%a%a%a%b', false)(text), false);
+    assert.equal(likeMatcher(`%${'a'.repeat(90)}b`, true)(text), false);
+    assert.ok(performance.now() - started < 2_000, `took ${Math.round(performance.now() - started)} ms`);
   });
 
   it('sorts on several keys, NULLs last ascending and first descending (PostgreSQL)', async () => {

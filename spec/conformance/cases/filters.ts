@@ -3,7 +3,7 @@
  * query string. Each case creates four gadgets (alpha, beta, gamma, delta) of its own.
  */
 import assert from 'node:assert/strict';
-import { expectRows } from '../assertions.js';
+import { expectProblem, expectRows } from '../assertions.js';
 import { type CaseContext, type ConformanceCase, createGadget, labels, ownRows } from '../context.js';
 import { query } from '../http-client.js';
 import type { ConformanceCaseName } from '../names.js';
@@ -52,13 +52,15 @@ async function matching(ctx: CaseContext, params: Readonly<Record<string, string
   return labels(ctx, expectRows(result));
 }
 
-/** Asserts each filter gives exactly the expected gadgets (sorted by name). */
+/** Asserts each filter gives exactly the expected gadgets, in any order. */
 async function expectMatches(
   ctx: CaseContext,
   expectations: readonly [Record<string, string>, string[]][],
 ): Promise<void> {
   for (const [params, expected] of expectations) {
-    assert.deepEqual(await matching(ctx, params), [...expected].sort(), `filter ${JSON.stringify(params)}`);
+    // Compared as sets: the order of names differs between collations (MariaDB's ignores case).
+    const found = (await matching(ctx, params)).sort();
+    assert.deepEqual(found, [...expected].sort(), `filter ${JSON.stringify(params)}`);
   }
 }
 
@@ -125,6 +127,94 @@ export const filterCases = {
         [{ 'filter[name][$like]': `${ctx.prefix}-Al%` }, []],
         [{ 'filter[name][$like]': `${ctx.prefix}-al%` }, ['alpha']],
       ]);
+    },
+  },
+
+  'list-filter-like-escapes': {
+    description:
+      '$like: a backslash makes the next character literal, so \\% and \\_ match a literal % and _, \\\\ a backslash',
+    async run(ctx) {
+      for (const label of ['a%b', 'a_b', 'axb', 'a\\b', 'a*b', 'a[b']) await createGadget(ctx, label);
+      const p = ctx.prefix;
+      await expectMatches(ctx, [
+        [{ 'filter[name][$like]': `${p}-a\\%b` }, ['a%b']],
+        [{ 'filter[name][$like]': `${p}-a\\_b` }, ['a_b']],
+        [{ 'filter[name][$like]': `${p}-a\\\\b` }, ['a\\b']],
+        [{ 'filter[name][$like]': `${p}-%\\%%` }, ['a%b']],
+        [{ 'filter[name][$like]': `${p}-a_b` }, ['a%b', 'a_b', 'axb', 'a\\b', 'a*b', 'a[b']],
+        // An escaped ordinary character is that character; GLOB's and regex characters are plain.
+        [{ 'filter[name][$like]': `${p}-\\a\\xb` }, ['axb']],
+        [{ 'filter[name][$like]': `${p}-a*b` }, ['a*b']],
+        [{ 'filter[name][$like]': `${p}-a[b` }, ['a[b']],
+      ]);
+    },
+  },
+
+  'list-filter-ilike': {
+    description: '$ilike is $like ignoring (at least ASCII) case, with the same wildcards and escapes',
+    async run(ctx) {
+      await seedFour(ctx);
+      await createGadget(ctx, 'Per%Cent');
+      const p = ctx.prefix;
+      const P = p.toUpperCase();
+      await expectMatches(ctx, [
+        [{ 'filter[name][$ilike]': `${P}-ALPHA` }, ['alpha']],
+        [{ 'filter[name][$ilike]': `${p}-_E%` }, ['beta', 'delta', 'Per%Cent']],
+        [{ 'filter[name][$ilike]': `${P}-%MM%` }, ['gamma']],
+        [{ 'filter[name][$ilike]': `${p}-per\\%cent` }, ['Per%Cent']],
+        [{ 'filter[name][$ilike]': `${p}-per\\_cent` }, []],
+        [{ 'filter[name][$like]': `${p}-per\\%cent` }, []],
+      ]);
+    },
+  },
+
+  'list-filter-like-caps': {
+    description:
+      '$like/$ilike patterns over 100 characters or 4 wildcards, ending in a lone backslash, or on an unbounded text field (without the router opting in) are 400',
+    async run(ctx) {
+      await seedFour(ctx);
+      const p = ctx.prefix;
+      const refused = async (params: Record<string, string>, detail: RegExp): Promise<void> => {
+        const problem = expectProblem(await ctx.http.get(`/gadgets${query({ ...params })}`), 400, [
+          'invalid_query',
+        ]);
+        assert.match(String(problem.detail), detail, JSON.stringify(params));
+      };
+      await refused({ 'filter[name][$like]': `${p}-${'a'.repeat(101)}` }, /at most 100 .*max_length/);
+      await refused({ 'filter[name][$ilike]': `${p}-%a%b%c%d%` }, /5 wildcards.*at most 4/);
+      await refused({ 'filter[name][$like]': `${p}-a\\` }, /backslash/);
+      await refused({ 'filter[description][$like]': '%first%' }, /"description".*text_fields/);
+      await refused({ 'filter[description][$ilike]': 'first' }, /"description".*text_fields/);
+      // At the caps exactly, and escaped wildcards do not count.
+      await expectMatches(ctx, [
+        [{ 'filter[name][$like]': `${p}-%${'x'.repeat(100 - p.length - 3)}%` }, []],
+        [{ 'filter[name][$like]': `${p}-_e_%` }, ['beta', 'delta']],
+        [{ 'filter[name][$like]': `${p}-\\%\\%\\%\\%\\_%` }, []],
+        // Only patterns need the opt-in: other operators on a text field do not.
+        [{ 'filter[description]': 'first' }, ['alpha']],
+      ]);
+    },
+  },
+
+  'list-ignores-underscore-and-utm-parameters': {
+    description:
+      'query parameters starting with _ or utm_ are ignored (cache-busters, tracking); other unknown ones are 400',
+    async run(ctx) {
+      await seedFour(ctx);
+      await expectMatches(ctx, [
+        [
+          { _: '1712345678901', _ts: 'x', utm_source: 'mail', utm_campaign: 'a b' },
+          ['alpha', 'beta', 'gamma', 'delta'],
+        ],
+      ]);
+      for (const name of ['page', 'utm', 'Utm_source', 'x_']) {
+        const problem = expectProblem(
+          await ctx.http.get(`/gadgets${query({ ...ownRows(ctx), [name]: '1' })}`),
+          400,
+          ['invalid_query'],
+        );
+        assert.match(String(problem.detail), new RegExp(`"${name}"`));
+      }
     },
   },
 

@@ -101,6 +101,46 @@ describe('parseListQuery', () => {
     invalid('filter[name][$eq][x]=1', /Unknown query parameter/);
   });
 
+  it('ignores parameters starting with _ or utm_, and nothing else', () => {
+    assert.deepEqual(parseListQuery(model, '_=1712&_=again&utm_source=x&utm_medium=y').filters, []);
+    invalid('utm=1', /Unknown query parameter "utm".*_ or utm_ are ignored/);
+    invalid('UTM_source=1', /Unknown query parameter "UTM_source"/);
+  });
+
+  it('takes $ilike like $like, and caps pattern length and wildcards', () => {
+    assert.deepEqual(parseListQuery(model, 'filter[name][$ilike]=A%25').filters, [
+      { field: 'name', op: '$ilike', value: 'A%' },
+    ]);
+    invalid(`filter[name][$like]=${'a'.repeat(101)}`, /101 characters long; at most 100.*like\.max_length/);
+    invalid('filter[name][$ilike]=%25a%25b%25c_d_', /5 wildcards.*at most 4.*like\.max_wildcards/);
+    invalid('filter[name][$like]=ab%5C', /ends in a backslash/);
+    invalid('filter[quantity][$ilike]=1', /text fields only/);
+    // Escaped wildcards are not wildcards.
+    assert.equal(parseListQuery(model, `filter[name][$like]=${'%5C%25'.repeat(10)}`).filters.length, 1);
+    const like = { maxLength: 8, maxWildcards: 1, textFields: new Set<string>() };
+    assert.equal(parseListQuery(model, 'filter[name][$like]=abcdefg%25', { like }).filters.length, 1);
+    assert.throws(() => parseListQuery(model, 'filter[name][$like]=abcdefgh%25', { like }), /at most 8/);
+    assert.throws(() => parseListQuery(model, 'filter[name][$like]=a%25b_', { like }), /at most 1/);
+  });
+
+  it('lets patterns reach unbounded text fields only where the router opts in', () => {
+    class Note extends FrameworkModel {}
+    const notes = describeFields(Note, { title: { type: 'string', maxLength: 50 }, body: { type: 'text' } });
+    const search = 'filter[body][$like]=%25x%25';
+    assert.throws(
+      () => parseListQuery(notes, search),
+      (error: unknown) =>
+        error instanceof ApiError &&
+        error.status === 400 &&
+        /"body" is an unbounded text field.*like\.text_fields/.test(error.message),
+    );
+    assert.equal(parseListQuery(notes, 'filter[body]=x').filters.length, 1, 'other operators need no opt-in');
+    const limits = { maxLength: 100, maxWildcards: 4 };
+    for (const textFields of [true as const, new Set(['body'])]) {
+      assert.equal(parseListQuery(notes, search, { like: { ...limits, textFields } }).filters.length, 1);
+    }
+  });
+
   it('can skip the total count', () => {
     assert.equal(parseListQuery(model, 'count=false').withTotal, false);
   });
