@@ -1,5 +1,9 @@
 // Runs the compiled test suite (dist/spec/**/*.test.js) with node's test runner.
 // Usage: npm test [-- <path filter> ...]; KMA_DATABASES=sqlite-memory,postgresql narrows the targets.
+// A run never hangs: every test and hook fails after KMA_TEST_TIMEOUT_MS (default 120 s, about five
+// times the slowest test seen on a loaded two-core machine, the 22 s Swagger UI browser run), and a
+// test file whose tests have all ended exits even if it left a server or a timer behind
+// (--test-force-exit), so one leaked handle cannot keep the whole run waiting.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -29,9 +33,21 @@ if (files.length === 0) {
   console.error('No test files matched.');
   process.exit(1);
 }
+const timeoutMs = Number(process.env.KMA_TEST_TIMEOUT_MS ?? 120_000);
+if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) {
+  console.error(`KMA_TEST_TIMEOUT_MS must be a positive whole number of milliseconds, not ${timeoutMs}.`);
+  process.exit(1);
+}
 const result = spawnSync(
   process.execPath,
-  ['--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  [
+    '--test',
+    '--test-concurrency=2',
+    `--test-timeout=${timeoutMs}`,
+    '--test-force-exit',
+    '--test-reporter=spec',
+    ...files,
+  ],
   { stdio: 'inherit', env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'test' } },
 );
 process.exit(result.status ?? 1);

@@ -10,9 +10,10 @@ import {
   type EntityMetadata,
   ForeignKeyConstraintViolationException,
   NotNullConstraintViolationException,
+  TableNotFoundException,
   UniqueConstraintViolationException,
 } from '@mikro-orm/core';
-import { ApiError, type FieldError } from '../../lib/errors.js';
+import { ApiError, ConfigurationError, type FieldError } from '../../lib/errors.js';
 
 /** What the failed operation was, for the error's wording and the fields it may name. */
 export interface ErrorContext {
@@ -192,6 +193,30 @@ function relationCandidates(meta: EntityMetadata): string[] {
     .map((prop) => prop.name);
 }
 
+/** The table a "no such table" error names, in each dialect's wording. */
+function reportedTable(error: DriverException): string | undefined {
+  const message = String(error.sqlMessage ?? error.message ?? '');
+  // SQLite: no such table: users / PostgreSQL: relation "users" does not exist /
+  // MySQL/MariaDB: Table 'db.users' doesn't exist
+  const match =
+    /no such table: (?:main\.)?([\w$]+)|relation "(?:[^"]+\.)?([^"]+)" does not exist|Table '(?:[^'.]+\.)?([^']+)' doesn't exist/.exec(
+      message,
+    );
+  return match?.[1] ?? match?.[2] ?? match?.[3];
+}
+
+/** What to do about a table that does not exist: the schema was never created. */
+export function missingTable(error: DriverException, meta: EntityMetadata): ConfigurationError {
+  const table = reportedTable(error) ?? meta.tableName;
+  const failure = new ConfigurationError(
+    `The table "${table}" does not exist in the database. Create the schema before serving requests: ` +
+      "pass `schema: 'update'` (or 'create') to MikroOrmAdapter.connect(), or create and run MikroORM " +
+      'migrations (docs/deployment.md#migrations).',
+  );
+  failure.cause = error;
+  return failure;
+}
+
 /**
  * The `ApiError` for an error raised by MikroORM or its driver; other errors (already an
  * `ApiError`, or a programming error) are returned unchanged for the core to report.
@@ -209,6 +234,9 @@ export function toApiError(error: unknown, context: ErrorContext): unknown {
   }
   if (!(error instanceof DriverException)) return error;
   const { meta } = context;
+  // A set-up mistake, not a failed request: thrown as is, it stops `ensure_admin` at start-up and is
+  // logged as the cause of a generic 500 at request time.
+  if (error instanceof TableNotFoundException) return missingTable(error, meta);
   if (error instanceof UniqueConstraintViolationException) {
     const fields = blamedProperties(error, context, uniqueCandidates(meta));
     const errors: FieldError[] = fields.map((path) => ({

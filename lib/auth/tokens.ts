@@ -44,8 +44,22 @@ export interface AccessTokenClaims {
 /** Seconds a token's `iat` may lie ahead of this server's clock (clock skew between servers). */
 export const IAT_LEEWAY_SECONDS = 60;
 
+/** The options the verifier is given (the part of jsonwebtoken's `VerifyOptions` we set). */
+export interface TokenVerifyOptions {
+  /** The one algorithm accepted. */
+  algorithms: JwtAlgorithm[];
+  issuer: string;
+  audience: string;
+  complete?: false;
+}
+
+// jsonwebtoken's error class, typed as a plain Error subclass: the published typings must not need
+// `@types/jsonwebtoken`, which is not a dependency. At run time it is jsonwebtoken's class, so koa-jwt
+// and `instanceof jwt.JsonWebTokenError` still treat a TokenRuleError as a token error.
+const JwtError: new (message: string) => Error = jwt.JsonWebTokenError;
+
 /** A token that verified but breaks a rule of ours; `detail` is safe to send. */
-export class TokenRuleError extends jwt.JsonWebTokenError {
+export class TokenRuleError extends JwtError {
   constructor(readonly detail: string) {
     super(detail);
   }
@@ -114,7 +128,7 @@ export class TokenService {
   }
 
   /** The options jsonwebtoken (through koa-jwt) verifies with: one algorithm, issuer and audience. */
-  verifyOptions(): jwt.VerifyOptions & { complete?: false } {
+  verifyOptions(): TokenVerifyOptions {
     return {
       algorithms: [this.keys.algorithm],
       issuer: this.settings.issuer,

@@ -260,10 +260,14 @@ describe('Swagger UI in a browser', {
       }
     });
     add_swagger_ui(host);
-    const { url, close } = await listen(koa);
+    // The browser first: when it cannot start, no server is left open to hold the run.
     const browser = await chromium.launch({
       executablePath: browserPath,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+    const { url, close } = await listen(koa).catch(async (error: unknown) => {
+      await browser.close();
+      throw error;
     });
     try {
       const page = await browser.newPage();
