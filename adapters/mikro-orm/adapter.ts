@@ -8,7 +8,7 @@
  * (fast-path.ts, spec/adapters/mikro-orm/fidelity) and only when the MikroORM internals it needs
  * are there. `mode: 'plain'` turns it off.
  */
-import { type EntityManager, wrap } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { ApiError, ConfigurationError } from '../../lib/errors.js';
 import type {
@@ -235,17 +235,8 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       if ('row' in inserted) return decodeRow(plan, inserted.row);
       return this.#readBack(session, plan, inserted.id);
     }
-    let id: unknown;
-    try {
-      const entity = session.create(plan.entity as AnyEntity, values as AnyEntity) as object;
-      await session.persist(entity).flush();
-      markWritten(session);
-      id = wrap(entity, true).getPrimaryKey();
-    } catch (error) {
-      session.clear();
-      throw this.#failures.write(error, plan, values);
-    }
-    return this.#readBack(session, plan, id);
+    // Hooks, subscribers or cascades: the unit of work writes, the fast path reads the row back.
+    return this.#readBack(session, plan, await this.#plain.insert(session, plan, values));
   }
 
   /** The row just inserted with this key. */
@@ -282,17 +273,8 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       if (updated === true) return this.#first(session, plan, key);
       return updated === undefined ? undefined : decodeRow(plan, updated);
     }
-    const entity = await this.#load(session, plan, key);
-    if (entity === undefined) return undefined;
-    try {
-      session.assign(entity as AnyEntity, values as AnyEntity, { updateNestedEntities: false });
-      await session.flush();
-      markWritten(session);
-    } catch (error) {
-      session.clear();
-      throw this.#failures.write(error, plan, values);
-    }
-    return this.#first(session, plan, key);
+    const changed = await this.#plain.change(session, plan, key, values);
+    return changed === undefined ? undefined : this.#first(session, plan, key);
   }
 
   async delete(session: EntityManager, model: ModelClass, id: RecordId): Promise<boolean> {
@@ -309,16 +291,8 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
         throw this.#failures.remove(error, plan);
       }
     }
-    const entity = await this.#load(session, plan, key);
-    if (entity === undefined) return false;
-    try {
-      await session.remove(entity).flush();
-      markWritten(session);
-      return true;
-    } catch (error) {
-      session.clear();
-      throw this.#failures.remove(error, plan);
-    }
+    // Cascades, hooks or subscribers to run: the unit of work removes the entity.
+    return this.#plain.delete(session, plan, key);
   }
 
   /** Resolves when the database answers `select 1`; rejects with `ApiError.unavailable` otherwise. */
@@ -473,17 +447,6 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     try {
       const row = await lookup(session, value);
       return row === undefined ? undefined : decodeRow(plan, row);
-    } catch (error) {
-      if (isMalformedKey(error)) return undefined;
-      throw this.#failures.read(error, plan);
-    }
-  }
-
-  /** The managed entity with that key (hooks and cascades need one), or undefined. */
-  async #load(session: EntityManager, plan: ModelPlan, key: Row): Promise<object | undefined> {
-    try {
-      const entity = (await session.findOne(plan.entity as AnyEntity, key as AnyEntity)) as object | null;
-      return entity ?? undefined;
     } catch (error) {
       if (isMalformedKey(error)) return undefined;
       throw this.#failures.read(error, plan);

@@ -88,18 +88,7 @@ export class PlainPath {
 
   /** Inserts through the unit of work; the stored record, read back from the primary. */
   async create(session: EntityManager, plan: ModelPlan, values: Row): Promise<RawRecord> {
-    this.#checkCustomValues(plan, values);
-    let id: unknown;
-    try {
-      const entity = session.create(plan.entity as AnyEntity, values as AnyEntity) as object;
-      await session.persist(entity).flush();
-      markWritten(session);
-      id = wrap(entity, true).getPrimaryKey();
-    } catch (error) {
-      session.clear();
-      throw this.#failures.write(error, plan, values);
-    }
-    return this.#readBack(session, plan, id);
+    return this.#readBack(session, plan, await this.insert(session, plan, values));
   }
 
   /** Changes the given properties through the unit of work; undefined when no row has the key. */
@@ -109,6 +98,29 @@ export class PlainPath {
     key: Row,
     values: Row,
   ): Promise<RawRecord | undefined> {
+    const id = await this.change(session, plan, key, values);
+    return id === undefined ? undefined : this.#readBack(session, plan, id);
+  }
+
+  /**
+   * `em.create` and a flush: hooks, subscribers, `onCreate` and cascades run as in any MikroORM
+   * application. The new row's key (the fast path reads the row back its own way).
+   */
+  async insert(session: EntityManager, plan: ModelPlan, values: Row): Promise<unknown> {
+    this.#checkCustomValues(plan, values);
+    try {
+      const entity = session.create(plan.entity as AnyEntity, values as AnyEntity) as object;
+      await session.persist(entity).flush();
+      markWritten(session);
+      return wrap(entity, true).getPrimaryKey();
+    } catch (error) {
+      session.clear();
+      throw this.#failures.write(error, plan, values);
+    }
+  }
+
+  /** Loads the entity from the primary, assigns and flushes; its key, or undefined when there is none. */
+  async change(session: EntityManager, plan: ModelPlan, key: Row, values: Row): Promise<unknown> {
     this.#checkCustomValues(plan, values);
     const entity = await this.#load(session, plan, key, 'write');
     if (entity === undefined) return undefined;
@@ -122,7 +134,7 @@ export class PlainPath {
         throw this.#failures.write(error, plan, values);
       }
     }
-    return this.#readBack(session, plan, wrap(entity, true).getPrimaryKey());
+    return wrap(entity, true).getPrimaryKey();
   }
 
   /** Removes through the unit of work; false when no row has the key. */
