@@ -11,6 +11,7 @@ import { healthRoutes } from './http/health.js';
 import { consoleLogger, type Logger, problemMiddleware, securityHeaders } from './http/problem-middleware.js';
 import { routeGroup } from './http/route-group.js';
 import { useAdapter } from './http/session.js';
+import type { OpenApiInfo } from './openapi/document.js';
 import { OpenApiRegistry } from './openapi/registry.js';
 import type { AppContext, AppState, ModelClass, ModelDescription, OrmAdapter } from './types.js';
 
@@ -24,6 +25,12 @@ export interface ApplicationOptions {
   readonly version?: string;
   /** The API's description (OpenAPI `info.description`). */
   readonly description?: string;
+  /** The license the API is offered under (OpenAPI `info.license`). */
+  readonly license?: OpenApiInfo['license'];
+  /** Who answers for the API (OpenAPI `info.contact`). */
+  readonly contact?: OpenApiInfo['contact'];
+  /** Where the API is served (OpenAPI `servers`); default the origin that serves the document. */
+  readonly servers?: OpenApiInfo['servers'];
   /** Largest request body in bytes, default 1 MiB. */
   readonly bodyLimit?: number;
   /** Where to log; default the console. */
@@ -106,6 +113,9 @@ export class Application {
       title: options.title,
       ...(options.version === undefined ? {} : { version: options.version }),
       ...(options.description === undefined ? {} : { description: options.description }),
+      ...(options.license === undefined ? {} : { license: options.license }),
+      ...(options.contact === undefined ? {} : { contact: options.contact }),
+      ...(options.servers === undefined ? {} : { servers: options.servers }),
     });
     this.koa = new Koa<AppState>({ proxy: options.proxy ?? false });
     this.koa.silent = true;

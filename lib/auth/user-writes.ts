@@ -47,6 +47,8 @@ export function userWriteHooks(runtime: CredentialRuntime): WriteHooks {
   return {
     extraFields: { [CURRENT_PASSWORD_FIELD]: CURRENT_PASSWORD_SCHEMA },
     requiredOnCreate: [],
+    // What the username rules refuse at once: empty, or whitespace at either end.
+    fieldRules: { [runtime.usernameField]: { minLength: 1, pattern: '^\\S(?:.*\\S)?$' } },
     async prepare(
       data: RawRecord,
       mode: WriteMode,

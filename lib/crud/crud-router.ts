@@ -57,6 +57,7 @@ export class CrudRouter {
         readOnlyFields: plan.readOnlyFields,
         extraInputFields: plan.hooks()?.extraFields ?? {},
         extraRequiredOnCreate: plan.hooks()?.requiredOnCreate ?? [],
+        ...(plan.hooks()?.fieldRules === undefined ? {} : { fieldRules: plan.hooks()?.fieldRules }),
         strict: this.options.strict,
       });
       return;

@@ -15,6 +15,8 @@ export interface WriteHooks {
   readonly extraFields: Readonly<Record<string, JsonSchema>>;
   /** Extra fields a create must include. */
   readonly requiredOnCreate: readonly string[];
+  /** Rules the hooks enforce on model fields (e.g. a username's `minLength`), merged into the documented write schemas. */
+  readonly fieldRules?: Readonly<Record<string, JsonSchema>>;
   /**
    * Turns validated input into the columns to store, or refuses it (throws an `ApiError`).
    * `current` is the stored row an update changes, when the caller has it at hand.

@@ -2,10 +2,11 @@
  * The OpenAPI path items of one `CrudRouter`: list and create on `/{resource}`, read, update,
  * patch and delete on `/{resource}/{id}`, each with the security and error responses it really has.
  */
-import { filterablePaths, selectableFields, sortableFields } from '../query/field-paths.js';
+import { fieldAtPath, filterablePaths, selectableFields, sortableFields } from '../query/field-paths.js';
+import { LIKE_LIMITS, LIST_LIMITS, ORDERED_TYPES, TEXT_TYPES } from '../query/list-query.js';
 import type { JsonSchema } from '../schema/json-schema.js';
 import { createSchema, fieldValueSchema, readSchema, updateSchema } from '../schema/model-schemas.js';
-import type { CrudMethod, ModelDescription, Policy } from '../types.js';
+import type { CrudMethod, FieldDescription, ModelDescription, Policy } from '../types.js';
 import {
   AFTER_PARAMETER,
   COUNT_PARAMETER,
@@ -14,8 +15,8 @@ import {
   type ProblemResponseName,
   parameterRef,
   problemResponses,
-  schemaRef,
 } from './components.js';
+import { documentedWriteSchema } from './lenient-schema.js';
 import { article, humanize, pascalCase } from './naming.js';
 import type { CrudRoutesDoc } from './types.js';
 
@@ -61,8 +62,14 @@ function fieldsDescription(model: ModelDescription): string {
   return `${base} Lazy fields (${lazy.join(', ')}) are left out of every record unless named here.`;
 }
 
-/** The `sort`, `fields` and `filter` parameters of a list, naming the fields each accepts. */
-function listParameters(model: ModelDescription, filterRef: JsonSchema): Record<string, unknown>[] {
+/**
+ * The `sort`, `fields` and `filter[…]` parameters of a list, naming the fields each accepts. They
+ * are shaped so that a client generated with default settings can send every one of them: lists
+ * may be comma-separated or repeated (openapi-fetch repeats array values by default), and each
+ * filterable field is its own one-level `deepObject` parameter (`filter[title]` with operator keys),
+ * as generic query serializers refuse nested objects.
+ */
+function listParameters(model: ModelDescription): Record<string, unknown>[] {
   const sortKeys = sortableFields(model).flatMap((name) => [name, `-${name}`]);
   return [
     parameterRef('Limit'),
@@ -73,7 +80,8 @@ function listParameters(model: ModelDescription, filterRef: JsonSchema): Record<
       name: 'sort',
       in: 'query',
       description:
-        'Comma-separated sort keys, e.g. `-age,username`; a leading `-` sorts descending. Top-level fields only.',
+        'Comma-separated sort keys, e.g. `-age,username`; a leading `-` sorts descending. Top-level fields only. ' +
+        'Repeating the parameter (`sort=-age&sort=username`) is the same as one comma-separated list.',
       style: 'form',
       explode: false,
       schema: { type: 'array', items: { type: 'string', enum: sortKeys }, uniqueItems: true },
@@ -81,39 +89,73 @@ function listParameters(model: ModelDescription, filterRef: JsonSchema): Record<
     {
       name: 'fields',
       in: 'query',
-      description: fieldsDescription(model),
+      description: `${fieldsDescription(model)} Repeating the parameter is the same as one comma-separated list.`,
       style: 'form',
       explode: false,
       schema: { type: 'array', items: { type: 'string', enum: selectableFields(model) }, uniqueItems: true },
     },
-    {
-      name: 'filter',
-      in: 'query',
-      description:
-        '`filter[field]=value` keeps records whose field equals the value; ' +
-        '`filter[field][$op]=value` applies an operator (`$eq $ne $gt $gte $lt $lte $in $nin $like $ilike $exists`). ' +
-        '`$in`/`$nin` take a comma-separated list, `$exists` `true` or `false`. ' +
-        '`$like` takes a case-sensitive pattern: `%` any run of characters, `_` one character, a backslash makes the next ' +
-        'character literal (`\\%`, `\\_`, `\\\\`); `$ilike` is the same ignoring case. A pattern has at most 100 characters and ' +
-        '4 wildcards unless the API raises the caps, and unbounded text fields take patterns only where the API allows it. ' +
-        'A field of an embedded object is named by its dotted path, e.g. `filter[address.city]=Oslo`. ' +
-        'Conditions on several fields must all hold.',
-      style: 'deepObject',
-      explode: true,
-      schema: filterRef,
-      // Without it Swagger UI pre-fills every field with "string" and "Try it out" filters on all of them.
-      example: {},
-    },
+    ...filterablePaths(model).flatMap((path) => {
+      const field = fieldAtPath(model, path);
+      return field === undefined ? [] : [filterParameter(path, field)];
+    }),
   ];
 }
 
-/** The schema of the `filter` parameter: each filterable path, as a value or an operator object. */
-function filterSchema(model: ModelDescription): JsonSchema {
+/** The schema of one operand of a filter on `field`, as a query parameter carries it (no null). */
+function operandSchema(field: FieldDescription): JsonSchema {
+  const { default: _default, description: _description, ...schema } = fieldValueSchema(field);
+  if (Array.isArray(schema.type)) schema.type = schema.type.find((type) => type !== 'null') ?? 'string';
+  if (schema.enum !== undefined) schema.enum = schema.enum.filter((value) => value !== null);
+  // A filter may compare with longer text than the column holds (it then matches nothing); the
+  // parser's own cap is four times the column's length.
+  if (field.maxLength !== undefined && schema.maxLength !== undefined) schema.maxLength = field.maxLength * 4;
+  return schema;
+}
+
+/**
+ * The `filter[path]` parameter of one filterable field: an object of the operators the server
+ * accepts for the field's type, each typed like the field (lists as comma-separated text).
+ */
+function filterParameter(path: string, field: FieldDescription): Record<string, unknown> {
+  const operand = operandSchema(field);
   const properties: Record<string, JsonSchema> = {};
-  for (const path of filterablePaths(model)) {
-    properties[path] = { anyOf: [{ type: 'string' }, schemaRef('FilterOperators')] };
+  const list = (description: string): JsonSchema => ({ type: 'string', description });
+  if (field.type !== 'json') {
+    properties.$eq = { ...operand, description: `Equal (\`filter[${path}]=value\` is the same).` };
+    properties.$ne = { ...operand, description: 'Not equal.' };
+    if (ORDERED_TYPES.has(field.type)) {
+      properties.$gt = { ...operand, description: 'Greater than.' };
+      properties.$gte = { ...operand, description: 'Greater than or equal.' };
+      properties.$lt = { ...operand, description: 'Less than.' };
+      properties.$lte = { ...operand, description: 'Less than or equal.' };
+    }
+    properties.$in = list(`One of a comma-separated list (at most ${LIST_LIMITS.maxInItems} values).`);
+    properties.$nin = list(`None of a comma-separated list (at most ${LIST_LIMITS.maxInItems} values).`);
+    if (TEXT_TYPES.has(field.type)) {
+      properties.$like = {
+        type: 'string',
+        description:
+          'Case-sensitive pattern: `%` any run of characters, `_` one character, a backslash makes the next ' +
+          `character literal (\`\\%\`, \`\\_\`, \`\\\\\`). At most ${LIKE_LIMITS.maxLength} characters and ` +
+          `${LIKE_LIMITS.maxWildcards} wildcards unless the API raises the caps; unbounded text fields take ` +
+          'patterns only where the API allows it.',
+      };
+      properties.$ilike = { type: 'string', description: 'Like `$like`, ignoring case.' };
+    }
   }
-  return { type: 'object', properties, additionalProperties: false };
+  properties.$exists = { type: 'boolean', description: 'Whether the field is set (not null).' };
+  return {
+    name: `filter[${path}]`,
+    in: 'query',
+    description:
+      `Keeps records whose \`${path}\` passes every operator given: \`filter[${path}][$op]=value\`; ` +
+      `\`filter[${path}]=value\` is short for \`$eq\`. Conditions on several fields must all hold.`,
+    style: 'deepObject',
+    explode: true,
+    schema: { type: 'object', properties, additionalProperties: false },
+    // Without it Swagger UI pre-fills every operator with a sample value and "Try it out" sends them all.
+    example: {},
+  };
 }
 
 /** The `{id}` path parameter, typed like the primary key. */
@@ -188,6 +230,17 @@ function operation(
   };
 }
 
+/** A write schema with the plugins' extra rules merged into the properties it has. */
+function withFieldRules(schema: JsonSchema, rules: CrudRoutesDoc['fieldRules']): JsonSchema {
+  if (rules === undefined || schema.properties === undefined) return schema;
+  const properties = { ...schema.properties };
+  for (const [name, rule] of Object.entries(rules)) {
+    const current = properties[name];
+    if (current !== undefined) properties[name] = { ...current, ...structuredClone(rule) };
+  }
+  return { ...schema, properties };
+}
+
 /** A JSON request body of the given schema. */
 function jsonBody(schema: JsonSchema, description: string): Record<string, unknown> {
   return { required: true, description, content: { [JSON_MEDIA_TYPE]: { schema } } };
@@ -202,9 +255,15 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
     extraRequired: doc.extraRequiredOnCreate,
   };
   const record = ctx.schema(model.name, readSchema(model));
-  const create = ctx.schema(`${model.name}Create`, createSchema(model, writeOptions));
-  const update = ctx.schema(`${model.name}Update`, updateSchema(model, writeOptions));
-  const filter = ctx.schema(`${model.name}Filter`, filterSchema(model));
+  // Non-strict routers drop the fields a client may not write, so their bodies allow unknown keys.
+  const create = ctx.schema(
+    `${model.name}Create`,
+    documentedWriteSchema(withFieldRules(createSchema(model, writeOptions), doc.fieldRules), doc.strict),
+  );
+  const update = ctx.schema(
+    `${model.name}Update`,
+    documentedWriteSchema(withFieldRules(updateSchema(model, writeOptions), doc.fieldRules), doc.strict),
+  );
   // With `fields=` a list returns only the named fields, so no field is required in list items.
   const { required: _required, ...partial } = readSchema(model);
   const listItem = ctx.schema(`${model.name}Fields`, {
@@ -241,7 +300,7 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
         description:
           `Returns one page of ${many}. \`X-Total-Count\` gives the number of matches (skipped with \`count=false\`); ` +
           '`Link` gives the next and previous pages when there are such pages; with `after` it pages by keyset.',
-        parameters: listParameters(model, filter),
+        parameters: listParameters(model),
         success: {
           200: {
             description: `A page of ${many}.`,

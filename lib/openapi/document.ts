@@ -16,8 +16,14 @@ export interface OpenApiInfo {
   readonly title: string;
   /** The API's version; default `1.0.0`. */
   readonly version?: string;
-  /** The API's description, in Markdown. */
+  /** The API's description, in Markdown; a sentence naming the title when not given. */
   readonly description?: string;
+  /** The license the API is offered under (OpenAPI `info.license`). */
+  readonly license?: { readonly name: string; readonly identifier?: string; readonly url?: string };
+  /** Who answers for the API (OpenAPI `info.contact`). */
+  readonly contact?: { readonly name?: string; readonly url?: string; readonly email?: string };
+  /** Where the API is served (OpenAPI `servers`); default `[{ url: '/' }]`, the origin that serves the document. */
+  readonly servers?: readonly { readonly url: string; readonly description?: string }[];
 }
 
 /** Everything a document is built from. */
@@ -46,6 +52,23 @@ export const BEARER_SECURITY_SCHEME: SecuritySchemeObject = {
   scheme: 'bearer',
   bearerFormat: 'JWT',
 };
+
+/** `servers` when the application names none: the origin that serves the document. */
+export const DEFAULT_SERVERS: readonly { url: string; description?: string }[] = [
+  { url: '/', description: 'The server that serves this document.' },
+];
+
+/** The keys of a path item that hold operations. */
+const HTTP_METHODS: ReadonlySet<string> = new Set([
+  'get',
+  'put',
+  'post',
+  'delete',
+  'options',
+  'head',
+  'patch',
+  'trace',
+]);
 
 /** Compares two JSON values by content (schemas are plain JSON, key order is fixed by the builders). */
 function sameJson(a: unknown, b: unknown): boolean {
@@ -84,6 +107,12 @@ function requiredSchemes(pathItem: Record<string, unknown>): string[] {
     for (const requirement of security) names.push(...Object.keys(requirement as Record<string, unknown>));
   }
   return names;
+}
+
+/** The description of a tag a plugin's operations name without describing it. */
+function tagDescription(tag: string): string {
+  const words = humanize(tag);
+  return `${words.charAt(0).toUpperCase()}${words.slice(1)} operations.`;
 }
 
 /** Builds a fresh OpenAPI 3.1 document; the sources are not modified. */
@@ -141,7 +170,20 @@ export function buildOpenApiDocument(sources: OpenApiSources): Record<string, un
     (paths[op.path] as Record<string, unknown>)[op.method] = op.operation;
     const opTags = op.operation.tags;
     if (Array.isArray(opTags)) {
-      for (const tag of opTags) if (typeof tag === 'string' && !tags.has(tag)) tags.set(tag, { name: tag });
+      for (const tag of opTags) {
+        if (typeof tag === 'string' && !tags.has(tag))
+          tags.set(tag, { name: tag, description: tagDescription(tag) });
+      }
+    }
+  }
+
+  // No security at the root: an operation without requirements is public, and says so with
+  // `security: []` (linters and generators otherwise cannot tell it from a forgotten one).
+  for (const item of Object.values(paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!HTTP_METHODS.has(method) || operation === null || typeof operation !== 'object') continue;
+      const op = operation as Record<string, unknown>;
+      if (op.security === undefined) op.security = [];
     }
   }
 
@@ -157,8 +199,13 @@ export function buildOpenApiDocument(sources: OpenApiSources): Record<string, un
     info: {
       title: sources.info.title,
       version: sources.info.version ?? DEFAULT_API_VERSION,
-      ...(sources.info.description === undefined ? {} : { description: sources.info.description }),
+      description: sources.info.description ?? `The ${sources.info.title} API.`,
+      ...(sources.info.license === undefined ? {} : { license: structuredClone(sources.info.license) }),
+      ...(sources.info.contact === undefined ? {} : { contact: structuredClone(sources.info.contact) }),
     },
+    // A relative URL resolves against where `/openapi.json` was fetched from, so clients and
+    // Swagger UI call the same origin without the application knowing its public address.
+    servers: structuredClone(sources.info.servers ?? DEFAULT_SERVERS),
     tags: [...tags.values()],
     paths,
     components: {

@@ -46,7 +46,7 @@ export class OpenApiRegistry {
   #document: Readonly<Record<string, unknown>> | undefined;
   #json: string | undefined;
 
-  constructor(info: { title: string; version?: string; description?: string }) {
+  constructor(info: OpenApiInfo) {
     this.#info = { ...info };
   }
 

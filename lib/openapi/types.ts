@@ -22,6 +22,12 @@ export interface CrudRoutesDoc {
   readonly extraRequiredOnCreate: readonly string[];
   /** Unknown or protected fields give 422 instead of being dropped. */
   readonly strict: boolean;
+  /**
+   * Rules plugins enforce on model fields beyond the model's own, by field name, merged into the
+   * field's schema in the create and update bodies (e.g. the auth plugin's `minLength: 1` on the
+   * username, which its write hooks check).
+   */
+  readonly fieldRules?: Readonly<Record<string, JsonSchema>>;
 }
 
 /** A plain OpenAPI operation object (JSON), as a plugin writes it. */

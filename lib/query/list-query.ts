@@ -4,7 +4,8 @@
  * and only queryable ones filtered or sorted; a filter may name a scalar inside an embedded object
  * by dotted path (`filter[address.city]`). `$like`/`$ilike` patterns are capped (length and
  * wildcards) and reach unbounded `text` fields only where the router opts in. Parameters named
- * `_…` or `utm_…` (cache-busters, tracking) are ignored. Every other mistake is a 400 that says
+ * `_…` or `utm_…` (cache-busters, tracking) are ignored; `sort` and `fields` may be repeated, each
+ * value a comma-separated list. Every other mistake is a 400 that says
  * what was wrong.
  */
 import { ApiError } from '../errors.js';
@@ -77,7 +78,8 @@ export interface ParsedListQuery extends ListQuery {
   readonly cursorShape?: string;
 }
 
-const ORDERED_TYPES = new Set([
+/** Field types the range operators (`$gt` … `$lte`) compare; the OpenAPI document offers them on these only. */
+export const ORDERED_TYPES: ReadonlySet<string> = new Set([
   'integer',
   'bigint',
   'number',
@@ -90,7 +92,8 @@ const ORDERED_TYPES = new Set([
   'uuid',
   'enum',
 ]);
-const TEXT_TYPES = new Set(['string', 'text', 'uuid', 'enum']);
+/** Field types `$like` / `$ilike` apply to; the OpenAPI document offers them on these only. */
+export const TEXT_TYPES: ReadonlySet<string> = new Set(['string', 'text', 'uuid', 'enum']);
 const FILTER_KEY = /^filter\[([^\][]+)\](?:\[([^\][]+)\])?$/;
 
 function nonNegativeInteger(name: string, raw: string, max: number): number {
@@ -276,8 +279,19 @@ export function parseListQuery(
   let after: string | undefined;
   const filters: FilterCondition[] = [];
 
+  // Lists may be repeated (`sort=a&sort=-b`): generated clients send arrays that way by default.
+  const sortParts: string[] = [];
+  const fieldParts: string[] = [];
   for (const [key, value] of params) {
     if (isIgnoredParameter(key)) continue;
+    if (key === 'sort') {
+      sortParts.push(value);
+      continue;
+    }
+    if (key === 'fields') {
+      fieldParts.push(value);
+      continue;
+    }
     if (seen.has(key)) throw ApiError.invalidQuery(`Query parameter "${key}" is given more than once.`);
     seen.add(key);
     if (key === 'limit') {
@@ -287,10 +301,6 @@ export function parseListQuery(
       }
     } else if (key === 'offset') {
       offset = nonNegativeInteger('offset', value, Number.MAX_SAFE_INTEGER);
-    } else if (key === 'sort') {
-      sort = parseSort(model, value);
-    } else if (key === 'fields') {
-      fields = parseFields(model, value);
     } else if (key === 'count') {
       if (value !== 'true' && value !== 'false') throw ApiError.invalidQuery('count must be true or false.');
       withTotal = value === 'true';
@@ -306,6 +316,8 @@ export function parseListQuery(
       filters.push(parseFilter(model, match[1] as string, match[2] ?? '$eq', value, likeLimits));
     }
   }
+  if (sortParts.length > 0) sort = parseSort(model, sortParts.join(','));
+  if (fieldParts.length > 0) fields = parseFields(model, fieldParts.join(','));
   // The primary key as last sort key makes offset pages stable.
   if (!sort.some((key) => key.field === model.primaryKey))
     sort.push({ field: model.primaryKey, direction: 'asc' });

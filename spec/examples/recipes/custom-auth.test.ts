@@ -79,7 +79,7 @@ describe('API keys as the authentication dependency', () => {
       ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
     });
     assert.deepEqual(document.paths['/articles']?.post?.security, [{ ApiKey: [] }]);
-    assert.equal(document.paths['/articles']?.get?.security, undefined);
+    assert.deepEqual(document.paths['/articles']?.get?.security, []);
   });
 });
 
