@@ -17,6 +17,18 @@ export const ERROR_CATALOGUE = {
   invalid_token: { status: 401, title: 'Invalid or expired token' },
   /** 401: a failed login, the same for an unknown user and a wrong password. */
   invalid_credentials: { status: 401, title: 'Invalid username or password' },
+  /** 401: a refresh token that is malformed, unknown, revoked, or whose user is gone. */
+  invalid_refresh_token: { status: 401, title: 'Invalid refresh token' },
+  /** 401: a refresh token past its lifetime. */
+  refresh_token_expired: { status: 401, title: 'Refresh token expired' },
+  /** 401: a refresh token presented again after it was rotated; its whole family is now revoked. */
+  refresh_token_reused: { status: 401, title: 'Refresh token reused' },
+  /** 400: a password reset token that is unknown, already used, expired, or older than the last password or email change. */
+  invalid_reset_token: { status: 400, title: 'Invalid or expired reset token' },
+  /** 400: an email verification token that is unknown, already used, expired, or older than the last email change. */
+  invalid_verification_token: { status: 400, title: 'Invalid or expired verification token' },
+  /** 403: login refused because the user's email address is not verified (`require_verified_email`). */
+  email_not_verified: { status: 403, title: 'Email address not verified' },
   /** 403: the current password given to change the password or the email is wrong. */
   invalid_current_password: { status: 403, title: 'Current password is incorrect' },
   /** 403: authenticated, but a policy refused. */
@@ -139,6 +151,29 @@ export class ApiError extends Error {
     return new ApiError('invalid_credentials', 'The username or password is incorrect.', {
       headers: { 'WWW-Authenticate': 'Bearer' },
     });
+  }
+
+  /** 401: a refresh token that is malformed, unknown or revoked. */
+  static invalidRefreshToken(
+    detail = 'The refresh token is unknown or was revoked. Log in again.',
+  ): ApiError {
+    return new ApiError('invalid_refresh_token', detail, { headers: { 'WWW-Authenticate': 'Bearer' } });
+  }
+
+  /** 401: a refresh token past its lifetime. */
+  static refreshTokenExpired(): ApiError {
+    return new ApiError('refresh_token_expired', 'The refresh token has expired. Log in again.', {
+      headers: { 'WWW-Authenticate': 'Bearer' },
+    });
+  }
+
+  /** 401: a rotated refresh token presented again; every token of its family was revoked. */
+  static refreshTokenReused(): ApiError {
+    return new ApiError(
+      'refresh_token_reused',
+      'The refresh token was already used; every token of its session was revoked. Log in again.',
+      { headers: { 'WWW-Authenticate': 'Bearer' } },
+    );
   }
 
   /** 403: the current password a credential change must carry is wrong (the token itself is fine). */

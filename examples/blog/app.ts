@@ -29,6 +29,8 @@ export async function createBlogApp(config: BlogConfig, logger?: Logger): Promis
   const auth = new AuthRouter({
     user_model: User,
     ...(config.jwtSecret === undefined ? {} : { secret: config.jwtSecret }),
+    // Password reset and email verification; without SMTP_URL the links are logged to the console.
+    account: {},
   });
   registerBlogRoutes(app, auth);
 

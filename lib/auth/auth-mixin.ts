@@ -1,6 +1,7 @@
 /**
  * `AuthMixin(Base)`: turns a model into the user model of the auth plugin by adding the
- * `hashed_password` and `tokens_valid_after` columns and, unless the model declares another admin
+ * `hashed_password` and `tokens_valid_after` columns, the `verified` flag and the hidden token
+ * columns of password reset and email verification and, unless the model declares another admin
  * flag itself, `is_admin`.
  */
 import {
@@ -19,7 +20,17 @@ import { ADMIN_FLAGS } from './admin-flag.js';
  * `is_staff` gets no `is_admin` column, so `is_staff` is the authority.
  */
 export const AUTH_MIXIN_FIELDS: Readonly<
-  Record<'hashed_password' | 'tokens_valid_after' | 'is_admin', MixinFieldSpec>
+  Record<
+    | 'hashed_password'
+    | 'tokens_valid_after'
+    | 'verified'
+    | 'reset_token_hash'
+    | 'reset_token_expires'
+    | 'verify_token_hash'
+    | 'verify_token_expires'
+    | 'is_admin',
+    MixinFieldSpec
+  >
 > = Object.freeze({
   hashed_password: Object.freeze({ type: 'string', nullable: false, hidden: true, length: 255 }),
   // When the user's tokens were last revoked (ISO 8601 UTC with milliseconds); tokens issued
@@ -27,6 +38,15 @@ export const AUTH_MIXIN_FIELDS: Readonly<
   // whole seconds in a plain DATETIME. Nullable, so `schema: 'update'` adds it to existing
   // tables without a default: NULL means "never revoked".
   tokens_valid_after: Object.freeze({ type: 'string', nullable: true, hidden: true, length: 32 }),
+  // Set by `POST /verify-email`; defaulted, so `schema: 'update'` gives existing users `false`.
+  verified: Object.freeze({ type: 'boolean', nullable: false, hidden: false, default: false }),
+  // The pending password reset and email verification (lib/auth/account): a SHA-256 digest of
+  // the emailed secret, never the secret, and its expiry as ISO text (like tokens_valid_after).
+  // Nullable: NULL means none pending, and older tables gain them without a default.
+  reset_token_hash: Object.freeze({ type: 'string', nullable: true, hidden: true, length: 64 }),
+  reset_token_expires: Object.freeze({ type: 'string', nullable: true, hidden: true, length: 32 }),
+  verify_token_hash: Object.freeze({ type: 'string', nullable: true, hidden: true, length: 64 }),
+  verify_token_expires: Object.freeze({ type: 'string', nullable: true, hidden: true, length: 32 }),
   is_admin: Object.freeze({
     type: 'boolean',
     nullable: false,
@@ -36,10 +56,18 @@ export const AUTH_MIXIN_FIELDS: Readonly<
   }),
 });
 
-/** Fields no client may ever write on a user model: the password hash, the revocation time and every admin flag. */
+/**
+ * Fields no client may ever write on a user model: the password hash, the revocation time, the
+ * `verified` flag, the pending reset and verification tokens and every admin flag.
+ */
 export const AUTH_PROTECTED_FIELDS: readonly string[] = Object.freeze([
   'hashed_password',
   'tokens_valid_after',
+  'verified',
+  'reset_token_hash',
+  'reset_token_expires',
+  'verify_token_hash',
+  'verify_token_expires',
   ...ADMIN_FLAGS,
 ]);
 
@@ -49,6 +77,16 @@ export interface AuthModelFields {
   hashed_password: string;
   /** When the user's tokens were last revoked (ISO 8601); hidden, set by password changes. */
   tokens_valid_after?: string | null;
+  /** Whether the user proved they read mail at `email` (`POST /verify-email`); not writable by clients. */
+  verified?: boolean;
+  /** SHA-256 digest of the pending password reset secret; hidden. */
+  reset_token_hash?: string | null;
+  /** When the pending password reset expires (ISO 8601); hidden. */
+  reset_token_expires?: string | null;
+  /** SHA-256 digest of the pending email verification secret; hidden. */
+  verify_token_hash?: string | null;
+  /** When the pending email verification expires (ISO 8601); hidden. */
+  verify_token_expires?: string | null;
   /** The admin flag, unless the model declares `is_superuser`, `is_staff` or `is_master` instead. */
   is_admin?: boolean;
 }
@@ -66,6 +104,11 @@ export function AuthMixin<TBase extends ModelClass>(Base: TBase): TBase & AuthMo
   abstract class AuthModel extends Base {
     declare hashed_password: string;
     declare tokens_valid_after?: string | null;
+    declare verified?: boolean;
+    declare reset_token_hash?: string | null;
+    declare reset_token_expires?: string | null;
+    declare verify_token_hash?: string | null;
+    declare verify_token_expires?: string | null;
     declare is_admin?: boolean;
 
     static readonly [MIXIN_FIELDS]: Readonly<Record<string, MixinFieldSpec>> = Object.freeze({

@@ -1,12 +1,13 @@
 /**
  * What the plugin adds to the OpenAPI document: the OAuth2 password-flow security scheme (so
  * Swagger UI's Authorize logs in through `/login`), and the operations of `/register`, `/login`,
- * `/change-password`, `/admin/{id}/make-admin` and `/admin/{id}/password` with their schemas and
- * problem responses.
+ * `/change-password`, `/refresh`, `/logout`, `/logout-all`, `/admin/{id}/make-admin` and
+ * `/admin/{id}/password` with their schemas and problem responses.
  */
 import { JSON_MEDIA_TYPE, PROBLEM_MEDIA_TYPE, problemResponses, schemaRef } from '../openapi/components.js';
 import type { OpenApiRegistry } from '../openapi/registry.js';
 import type { JsonSchema } from '../schema/json-schema.js';
+import { documentedWriteSchema } from '../openapi/lenient-schema.js';
 import { createSchema, fieldValueSchema, readSchema } from '../schema/model-schemas.js';
 import { SECURITY_SCHEME_NAME } from './dependency.js';
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_CHARACTERS } from './password-policy.js';
@@ -47,8 +48,19 @@ const ACCESS_TOKEN_SCHEMA: JsonSchema = {
     access_token: { type: 'string', description: 'The JWT; send it as `Authorization: Bearer <token>`.' },
     token_type: { type: 'string', enum: ['bearer'] },
     expires_in: { type: 'integer', minimum: 1, description: 'Seconds until the token expires.' },
+    refresh_token: {
+      type: 'string',
+      description:
+        'An opaque refresh token: send it to `POST /refresh` for a new pair (it is then used up) or to ' +
+        '`POST /logout`. Do not parse it.',
+    },
+    refresh_expires_in: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Seconds until the refresh token expires (each refresh starts a new lifetime).',
+    },
   },
-  required: ['access_token', 'token_type', 'expires_in'],
+  required: ['access_token', 'token_type', 'expires_in', 'refresh_token', 'refresh_expires_in'],
   additionalProperties: false,
 };
 
@@ -79,16 +91,26 @@ const LOGIN_FORM_SCHEMA: JsonSchema = {
   required: ['username', 'password'],
 };
 
+/** The registration body as the server takes it: the username rule stated, unknown fields allowed unless strict. */
+function registrationSchema(binding: UserBinding, strict: boolean): JsonSchema {
+  const schema = createSchema(binding.model, { extraFields: REGISTRATION_EXTRA_FIELDS, extraRequired: ['password'] });
+  const username = schema.properties?.[binding.usernameField];
+  const properties =
+    username === undefined
+      ? schema.properties
+      : { ...schema.properties, [binding.usernameField]: { ...username, ...USERNAME_RULE } };
+  return documentedWriteSchema({ ...schema, ...(properties === undefined ? {} : { properties }) }, strict);
+}
+
+/** What /register refuses at once: an empty name, or whitespace at either end (username.ts). */
+const USERNAME_RULE: JsonSchema = { minLength: 1, pattern: '^\\S(?:.*\\S)?$' };
+
 /** Documents `POST /register` and `POST /login` and the security scheme. */
-export function documentAccountRoutes(registry: OpenApiRegistry, binding: UserBinding): void {
+export function documentAccountRoutes(registry: OpenApiRegistry, binding: UserBinding, strict = false): void {
   const model = binding.model;
   registry.addSecurityScheme(SECURITY_SCHEME_NAME, securitySchemeObject());
   const user = namedSchema(registry, model.name, readSchema(model));
-  const registration = namedSchema(
-    registry,
-    `${model.name}Registration`,
-    createSchema(model, { extraFields: REGISTRATION_EXTRA_FIELDS, extraRequired: ['password'] }),
-  );
+  const registration = namedSchema(registry, `${model.name}Registration`, registrationSchema(binding, strict));
   const token = namedSchema(registry, 'AccessToken', ACCESS_TOKEN_SCHEMA);
   registry.addOperation({
     method: 'post',
@@ -141,7 +163,10 @@ export function documentAccountRoutes(registry: OpenApiRegistry, binding: UserBi
         },
       },
       responses: {
-        200: { description: 'An access token.', content: { [JSON_MEDIA_TYPE]: { schema: token } } },
+        200: {
+          description: 'An access token and a refresh token.',
+          content: { [JSON_MEDIA_TYPE]: { schema: token } },
+        },
         ...problemResponses(['BadRequest']),
         401: {
           description: 'The username or password is incorrect.',
@@ -185,7 +210,8 @@ const SET_PASSWORD_SCHEMA: JsonSchema = {
 
 /** A 401 of a bearer-token route: no, a bad, an expired or a revoked token. */
 const TOKEN_401 = {
-  description: 'No valid bearer token (missing, malformed, expired, or revoked by a password change).',
+  description:
+    'No valid bearer token (missing, malformed, expired, or revoked by a password change or `/logout-all`).',
   headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } },
   content: { [PROBLEM_MEDIA_TYPE]: { schema: schemaRef('Problem') } },
 };
@@ -201,8 +227,8 @@ export function documentCredentialRoutes(registry: OpenApiRegistry, _binding: Us
       tags: [TAG],
       summary: 'Change your password',
       description:
-        'Sets a new password for the user of the bearer token, given the current one. Every token issued ' +
-        'before the change stops working at once (401 `invalid_token`); the response carries a fresh one. ' +
+        'Sets a new password for the user of the bearer token, given the current one. Every access and ' +
+        'refresh token issued before the change stops working at once (401); the response carries fresh ones. ' +
         'A wrong current password gives 403 `invalid_current_password` and counts as a failed login ' +
         '(too many give 429 with `Retry-After`).',
       operationId: 'changePassword',
@@ -215,7 +241,7 @@ export function documentCredentialRoutes(registry: OpenApiRegistry, _binding: Us
       },
       responses: {
         200: {
-          description: 'The password is changed; a new access token for the caller.',
+          description: 'The password is changed; a new access token and refresh token for the caller.',
           content: { [JSON_MEDIA_TYPE]: { schema: token } },
         },
         ...problemResponses(['BadRequest']),
@@ -231,6 +257,109 @@ export function documentCredentialRoutes(registry: OpenApiRegistry, _binding: Us
           'TooManyRequests',
           'ServiceUnavailable',
         ]),
+      },
+    },
+  });
+}
+
+const REFRESH_JSON_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: { refresh_token: { type: 'string', minLength: 1 } },
+  required: ['refresh_token'],
+};
+
+const REFRESH_FORM_SCHEMA: JsonSchema = {
+  type: 'object',
+  description: 'The OAuth2 refresh grant form (RFC 6749 §6).',
+  properties: {
+    grant_type: { type: 'string', enum: ['refresh_token'] },
+    refresh_token: { type: 'string', minLength: 1 },
+  },
+  required: ['refresh_token'],
+};
+
+/** A 401 of `/refresh`: the refresh token is refused. */
+const REFRESH_401 = {
+  description:
+    'The refresh token is refused: `invalid_refresh_token` (malformed, unknown, revoked, or its user is gone), ' +
+    '`refresh_token_expired`, or `refresh_token_reused` (it was already used: every token of its session is revoked).',
+  headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } },
+  content: { [PROBLEM_MEDIA_TYPE]: { schema: schemaRef('Problem') } },
+};
+
+/** Documents `POST /refresh`, `POST /logout` and `POST /logout-all`. */
+export function documentSessionRoutes(registry: OpenApiRegistry, _binding: UserBinding): void {
+  registry.addSecurityScheme(SECURITY_SCHEME_NAME, securitySchemeObject());
+  const token = namedSchema(registry, 'AccessToken', ACCESS_TOKEN_SCHEMA);
+  const refreshBody = {
+    required: true,
+    content: {
+      [JSON_MEDIA_TYPE]: { schema: namedSchema(registry, 'RefreshTokenInput', REFRESH_JSON_SCHEMA) },
+      'application/x-www-form-urlencoded': { schema: REFRESH_FORM_SCHEMA },
+    },
+  };
+  const bodyProblems = [
+    'PayloadTooLarge',
+    'UnsupportedMediaType',
+    'ValidationFailed',
+    'ServiceUnavailable',
+  ] as const;
+  registry.addOperation({
+    method: 'post',
+    path: '/refresh',
+    operation: {
+      tags: [TAG],
+      summary: 'Refresh the access token',
+      description:
+        'Exchanges a refresh token for a new access token and a new refresh token of the same session. ' +
+        'The presented refresh token is used up: presenting it again revokes every token of its session ' +
+        '(401 `refresh_token_reused`). Takes JSON or the OAuth2 refresh form.',
+      operationId: 'refreshToken',
+      requestBody: refreshBody,
+      responses: {
+        200: {
+          description: 'A new access token and refresh token.',
+          content: { [JSON_MEDIA_TYPE]: { schema: token } },
+        },
+        ...problemResponses(['BadRequest']),
+        401: REFRESH_401,
+        ...problemResponses(bodyProblems),
+      },
+    },
+  });
+  registry.addOperation({
+    method: 'post',
+    path: '/logout',
+    operation: {
+      tags: [TAG],
+      summary: 'Log out',
+      description:
+        'Revokes the session of a refresh token (it and every token refreshed from the same login). ' +
+        'Answers 204 for an unknown, expired or already revoked token too. Access tokens already issued ' +
+        'stay valid until they expire; `POST /logout-all` ends those as well.',
+      operationId: 'logout',
+      requestBody: refreshBody,
+      responses: {
+        204: { description: 'The session is ended.' },
+        ...problemResponses(['BadRequest', ...bodyProblems]),
+      },
+    },
+  });
+  registry.addOperation({
+    method: 'post',
+    path: '/logout-all',
+    operation: {
+      tags: [TAG],
+      summary: 'Log out everywhere',
+      description:
+        'Ends every session of the user of the bearer token: every access token and refresh token issued ' +
+        'until now stops working at once (this token included).',
+      operationId: 'logoutAll',
+      security: [{ [SECURITY_SCHEME_NAME]: [] }],
+      responses: {
+        204: { description: 'Every session is ended.' },
+        401: TOKEN_401,
+        ...problemResponses(['ServiceUnavailable']),
       },
     },
   });

@@ -1,6 +1,6 @@
 /**
- * `AuthRouter`: the authentication plugin bound to one user model. Registration, login and
- * change-password routes, the admin routes, the JWT dependency, the `owner_or_admin`/`admin_only`
+ * `AuthRouter`: the authentication plugin bound to one user model. Registration, login,
+ * change-password and session (refresh, logout) routes, the admin routes, the JWT dependency, the `owner_or_admin`/`admin_only`
  * policies, `ensure_admin`, `set_password` and `revoke_sessions`, each under its specification
  * name and a camelCase alias.
  */
@@ -21,7 +21,12 @@ import type {
   Policy,
   RecordId,
 } from '../types.js';
-import { documentAccountRoutes, documentAdminRoutes, documentCredentialRoutes } from './auth-openapi.js';
+import {
+  documentAccountRoutes,
+  documentAdminRoutes,
+  documentCredentialRoutes,
+  documentSessionRoutes,
+} from './auth-openapi.js';
 import { accountRoutes, adminRoutes } from './auth-routes.js';
 import { adminCredentialRoutes, chain, credentialRoutes } from './credential-routes.js';
 import { storeRevocation } from './credentials.js';
@@ -33,11 +38,17 @@ import { passwordProblem } from './password-policy.js';
 import type { Passwords } from './passwords.js';
 import { adminOnlyPolicy, type OwnerOrAdminOptions, ownerOrAdminPolicy } from './policies.js';
 import type { AuthRuntime } from './runtime.js';
+import type { RefreshSessions } from './sessions/refresh-tokens.js';
+import { sessionRoutes } from './sessions/session-routes.js';
 import type { LoginThrottle } from './throttle/login-throttle.js';
 import type { TokenService } from './tokens.js';
 import { bindUserModel, type UserBinding } from './user-binding.js';
 import { userWriteHooks } from './user-writes.js';
 import type { UsernameRules } from './username.js';
+import { type AccountOptions, resolveAccountOptions } from './account/account-options.js';
+import { accountLifecycleRoutes } from './account/account-routes.js';
+import { AccountService } from './account/account-service.js';
+import { mountAccountRoutes } from './account/account-setup.js';
 
 /** Where `set_password` and `revoke_sessions` write. */
 export interface CredentialOptions {
@@ -55,7 +66,7 @@ type AnyKoa = Koa<AppState> | Koa;
  *
  * @example
  * const auth = new AuthRouter({ user_model: User });   // secret from JWT_SECRET
- * auth.register_routes(app);                           // POST /register, /login, /change-password
+ * auth.register_routes(app);                           // POST /register, /login, /refresh, /logout, …
  * auth.register_admin_routes(app);                     // POST /admin/{id}/make-admin, /admin/{id}/password
  * new CrudRouter({ model: Post, secure: true, auth_dependency: auth.get_auth_dependency(),
  *   policy: { PUT: auth.owner_or_admin(Post), DELETE: auth.admin_only() } }).register_routes(app);
@@ -71,10 +82,15 @@ export class AuthRouter implements AuthRuntime {
   readonly throttle: LoginThrottle | undefined;
   /** Fields a client may not write are refused with 422 instead of dropped. */
   readonly strict: boolean;
+  /** The account routes' service (password reset, email verification), once mounted. */
+  account: AccountService | undefined;
+  private readonly accountOptions: AccountOptions | undefined;
   /** The unique field `/login` looks users up by. */
   readonly usernameField: string;
   /** How usernames are normalised and checked (`username_case`). */
   readonly usernames: UsernameRules;
+  /** Refresh tokens: issued by `/login`, rotated by `/refresh`, revoked by `/logout`. @internal */
+  readonly sessions: RefreshSessions;
   /** The JWT dependency, the same as `get_auth_dependency()` returns. */
   readonly dependency: AuthDependency;
   /** Where the plugin logs; replaced by the application's logger when registered on an `Application`. */
@@ -84,6 +100,8 @@ export class AuthRouter implements AuthRuntime {
   private registeredAdapter: OrmAdapter | undefined;
   private readonly bindings = new WeakMap<OrmAdapter, UserBinding>();
   private readonly adminPolicy: Policy;
+  private readonly defaultRefreshStore: boolean;
+  private warnedMemoryStore = false;
 
   constructor(options: AuthRouterOptions) {
     const resolved = resolveAuthOptions(options);
@@ -92,8 +110,11 @@ export class AuthRouter implements AuthRuntime {
     this.passwords = resolved.passwords;
     this.throttle = resolved.throttle;
     this.strict = resolved.strict;
+    this.accountOptions = resolved.account;
     this.usernameField = resolved.usernameField;
     this.usernames = resolved.usernames;
+    this.sessions = resolved.sessions;
+    this.defaultRefreshStore = resolved.defaultRefreshStore;
     this.adapter = resolved.adapter;
     this.dependency = createAuthDependency(this);
     this.adminPolicy = adminOnlyPolicy(this.dependency);
@@ -101,7 +122,10 @@ export class AuthRouter implements AuthRuntime {
     // current one: a stolen token alone must not take the account (issue 15).
     setWriteHooks(this.userModel, userWriteHooks(this));
     // With its own adapter the router can check the user model now rather than on a request.
-    if (this.adapter !== undefined) this.binding(this.adapter);
+    if (this.adapter !== undefined) {
+      this.binding(this.adapter);
+      this.sessions.store.check?.({ adapter: this.adapter });
+    }
   }
 
   /** The adapter of a request: the router's own, else the one the app attached. @internal */
@@ -130,8 +154,8 @@ export class AuthRouter implements AuthRuntime {
   }
 
   /**
-   * Adds `POST /register`, `POST /login` and `POST /change-password` to an `Application`
-   * (documented) or a plain Koa app.
+   * Adds `POST /register`, `POST /login`, `POST /change-password`, `POST /refresh`, `POST /logout`
+   * and `POST /logout-all` to an `Application` (documented) or a plain Koa app.
    */
   register_routes(app: Application | AnyKoa): void {
     if (!this.tokens.canIssue) {
@@ -147,8 +171,12 @@ export class AuthRouter implements AuthRuntime {
       app.mount('register', routes);
       app.mount('login', routes);
       app.mount('change-password', credentialRoutes(this, app.bodyLimit));
-      documentAccountRoutes(app.openapi, binding);
+      const sessions = sessionRoutes(this, app.bodyLimit);
+      for (const segment of ['refresh', 'logout', 'logout-all']) app.mount(segment, sessions);
+      documentAccountRoutes(app.openapi, binding, this.strict);
       documentCredentialRoutes(app.openapi, binding);
+      documentSessionRoutes(app.openapi, binding);
+      if (this.accountOptions !== undefined) this.account = mountAccountRoutes(app, this, this.accountOptions);
       void this.passwords
         .warmUp()
         .catch((error: unknown) => this.logger.error('password hasher failed', error));
@@ -179,10 +207,19 @@ export class AuthRouter implements AuthRuntime {
     this.register_admin_routes(app);
   }
 
-  /** `POST /register`, `/login` and `/change-password` as ordinary Koa middleware (other paths pass through). */
+  /** `POST /register`, `/login`, `/change-password`, `/refresh`, `/logout` and `/logout-all` as ordinary Koa middleware (other paths pass through). */
   middleware(options: { bodyLimit?: number } = {}): Middleware<AppState> {
     const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-    return chain(accountRoutes(this, limit), credentialRoutes(this, limit));
+    const core = chain(
+      chain(accountRoutes(this, limit), credentialRoutes(this, limit)),
+      sessionRoutes(this, limit),
+    );
+    if (this.accountOptions === undefined) return core;
+    this.account ??= new AccountService(
+      this,
+      resolveAccountOptions(this.accountOptions, { logger: this.logger, store: this.throttle?.store }),
+    );
+    return chain(core, accountLifecycleRoutes(this.account, limit));
   }
 
   /** `POST /admin/{id}/make-admin` and `POST /admin/{id}/password` as ordinary Koa middleware. */
@@ -243,8 +280,9 @@ export class AuthRouter implements AuthRuntime {
   }
 
   /**
-   * Ends every session of a user: each token issued until now is refused from the next request
-   * on (tokens issued afterwards work). Resolves `false` when no user has that key.
+   * Ends every session of a user: each access token issued until now is refused from the next
+   * request on, and every refresh token is revoked (tokens issued afterwards work). Resolves
+   * `false` when no user has that key.
    * @example
    * await auth.revoke_sessions(user.id);
    */
@@ -291,6 +329,14 @@ export class AuthRouter implements AuthRuntime {
     const adapter = this.adapter ?? app.adapter;
     this.registeredAdapter ??= adapter;
     this.logger = app.logger;
+    this.sessions.store.check?.({ adapter });
+    if (this.defaultRefreshStore && process.env.NODE_ENV === 'production' && !this.warnedMemoryStore) {
+      this.warnedMemoryStore = true;
+      this.logger.warn(
+        'AuthRouter: refresh tokens are kept in memory (no `refresh_store`): they are lost on restart and not ' +
+          'shared between instances. Use AdapterRefreshStore or RedisRefreshStore.',
+      );
+    }
     return this.binding(adapter);
   }
 }

@@ -15,6 +15,7 @@ import { PASSWORD_MAX_BYTES, passwordProblem } from './password-policy.js';
 import type { AuthRuntime } from './runtime.js';
 import type { UserBinding } from './user-binding.js';
 import { type UsernameRules, usernameRulesOf } from './username.js';
+import { assertEmailVerified } from './account/account-service.js';
 
 type Handler = RouteSpec['handler'];
 
@@ -155,6 +156,8 @@ function login(runtime: AuthRuntime, bodyLimit: number): Handler {
     const check = await runtime.passwords.check(password, row?.hashed_password);
     if (row === undefined || !check.ok) throw ApiError.invalidCredentials();
     await runtime.throttle?.succeeded(rules.lookupKey(username), ctx.ip);
+    // After the password check: the refusal tells nothing to someone without the password.
+    assertEmailVerified(runtime.account?.options, row);
     const id = row[binding.model.primaryKey];
     if (check.rehash) {
       try {
@@ -168,8 +171,10 @@ function login(runtime: AuthRuntime, bodyLimit: number): Handler {
         );
       }
     }
+    const issuedAtMs = Date.now();
+    const refresh = await runtime.sessions?.start({ adapter }, String(id), issuedAtMs);
     ctx.status = 200;
-    ctx.body = runtime.tokens.issue(String(id));
+    ctx.body = { ...runtime.tokens.issue(String(id), { issuedAtMs }), ...refresh };
   };
 }
 

@@ -25,7 +25,7 @@ export interface CredentialRuntime extends AuthRuntime {
 const noop = async (): Promise<void> => {};
 
 /** Adds `no-store` to the response and to any error it becomes (error handlers may clear headers). */
-function noStore(handler: Handler): Handler {
+export function noStore(handler: Handler): Handler {
   return async (ctx, params) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Pragma', 'no-cache');
@@ -85,8 +85,10 @@ function changePassword(runtime: CredentialRuntime, bodyLimit: number): Handler 
     await checkCurrentPassword(runtime, ctx, runtime.usernameField, row, current);
     const hashed = await runtime.hashPassword(next, 'new_password');
     const { revokedAt } = await storeRevocation(runtime, adapter, session, id, hashed);
+    // The caller keeps a session: a new refresh family, issued after the revocation like the token.
+    const refresh = await runtime.sessions?.start({ adapter }, String(id), revokedAt + 1);
     ctx.status = 200;
-    ctx.body = runtime.tokens.issue(String(id), { issuedAtMs: revokedAt + 1 });
+    ctx.body = { ...runtime.tokens.issue(String(id), { issuedAtMs: revokedAt + 1 }), ...refresh };
   };
 }
 

@@ -71,8 +71,10 @@ export interface StoredChange {
 }
 
 /**
- * Writes the revocation time (and a new hash, when given) in one update. A token issued in the
- * same millisecond as the change is refused too; a token for the caller is issued one ms after.
+ * Writes the revocation time (and a new hash, when given) in one update, then deletes the user's
+ * refresh tokens (those issued before the time are refused anyway; this frees their storage and
+ * covers a store shared with a router whose user model differs). A token issued in the same
+ * millisecond as the change is refused too; a token for the caller is issued one ms after.
  */
 export async function storeRevocation(
   runtime: AuthRuntime,
@@ -86,5 +88,6 @@ export async function storeRevocation(
     ...(hashedPassword === undefined ? {} : { hashed_password: hashedPassword }),
     tokens_valid_after: revocationText(revokedAt),
   });
+  if (row !== undefined) await runtime.sessions?.revokeUser({ adapter }, String(id));
   return { row, revokedAt };
 }

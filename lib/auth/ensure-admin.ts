@@ -62,6 +62,9 @@ export async function ensureAdmin(
     throw asConfigurationError(error, 'ensure_admin');
   }
   data[binding.adminFlag] = true;
+  // The first admin is set up by the operator, not by a mailed link: a login that requires a
+  // verified email must not lock it out.
+  if (binding.model.fieldsByName.has('verified')) data.verified = true;
   try {
     const row = await adapter.create(session, runtime.userModel, data);
     return { created: true, user: binding.serialize(row) };

@@ -1,4 +1,4 @@
-/** The authentication plugin: `AuthMixin`, `AuthRouter`, policies, hashers and throttle stores. */
+/** The authentication plugin: `AuthMixin`, `AuthRouter`, policies, hashers, throttle and refresh-token stores. */
 export { ADMIN_FLAGS, type AdminFlag, adminFlagOf, findAdminFlag } from './admin-flag.js';
 export {
   AUTH_MIXIN_FIELDS,
@@ -27,6 +27,17 @@ export { detectOwnership, type Ownership } from './ownership.js';
 export { PASSWORD_MAX_BYTES, PASSWORD_MIN_CHARACTERS, passwordProblem } from './password-policy.js';
 export type { PasswordHasherOption } from './passwords.js';
 export type { OwnerOrAdminOptions } from './policies.js';
+export { AdapterRefreshStore, type AdapterRefreshStoreOptions } from './sessions/adapter-store.js';
+export { MemoryRefreshStore, type MemoryRefreshStoreOptions } from './sessions/memory-store.js';
+export { RedisRefreshStore, type RedisRefreshStoreOptions } from './sessions/redis-store.js';
+export {
+  REFRESH_TOKEN_FIELDS,
+  type RefreshTokenFields,
+  RefreshTokenMixin,
+  type RefreshTokenModelConstructor,
+} from './sessions/refresh-token-model.js';
+export { DEFAULT_REFRESH_TOKEN_LIFETIME, type IssuedRefreshToken } from './sessions/refresh-tokens.js';
+export type { RefreshRecord, RefreshTokenStore, StoreScope } from './sessions/store.js';
 export {
   DEFAULT_THROTTLE_LIMITS,
   type ThrottleLimit,
@@ -41,3 +52,5 @@ export {
 export type { ThrottleHit, ThrottleStore } from './throttle/store.js';
 export type { AccessTokenClaims, IssuedToken } from './tokens.js';
 export { type UsernameCase, UsernameRules } from './username.js';
+export * from './account/index.js';
+export * from './mail/index.js';

@@ -3,12 +3,16 @@
  * the router is created: a mistake fails at start-up, never on a request.
  */
 import { ConfigurationError } from '../errors.js';
+import type { AccountOptions } from './account/account-options.js';
 import type { ModelClass, OrmAdapter } from '../types.js';
 import { hasAuthMixin } from './auth-mixin.js';
 import type { PasswordHasher } from './hashers.js';
 import { BcryptHasher } from './hashers.js';
 import { type JwtAlgorithm, type KeyInput, resolveTokenKeys } from './keys.js';
 import { hasherFrom, type PasswordHasherOption, Passwords } from './passwords.js';
+import { MemoryRefreshStore } from './sessions/memory-store.js';
+import { DEFAULT_REFRESH_TOKEN_LIFETIME, RefreshSessions } from './sessions/refresh-tokens.js';
+import { isRefreshTokenStore, type RefreshTokenStore } from './sessions/store.js';
 import { LoginThrottle, resolveLimits, type ThrottleLimit } from './throttle/login-throttle.js';
 import { MemoryThrottleStore } from './throttle/memory-store.js';
 import type { ThrottleStore } from './throttle/store.js';
@@ -57,6 +61,17 @@ export interface AuthRouterOptions {
   readonly token_lifetime?: number;
   /** Alias of `token_lifetime`. */
   readonly tokenLifetime?: number;
+  /** Seconds a refresh token stays valid (default 2592000, 30 days); each rotation starts a new lifetime. */
+  readonly refresh_token_lifetime?: number;
+  /** Alias of `refresh_token_lifetime`. */
+  readonly refreshTokenLifetime?: number;
+  /**
+   * Where refresh tokens live: `new AdapterRefreshStore({ model: RefreshToken })` (the app's database)
+   * or `new RedisRefreshStore({ url })`. Default an in-memory store: one process only.
+   */
+  readonly refresh_store?: RefreshTokenStore;
+  /** Alias of `refresh_store`. */
+  readonly refreshStore?: RefreshTokenStore;
   /** The `iss` claim written and required (default `koa-model-api`). */
   readonly issuer?: string;
   /** The `aud` claim written and required (default `koa-model-api`). */
@@ -87,6 +102,8 @@ export interface AuthRouterOptions {
   readonly username_case?: UsernameCase;
   /** Alias of `username_case`. */
   readonly usernameCase?: UsernameCase;
+  /** Password reset and email verification (`POST /forgot-password`, …); omitted: not mounted. */
+  readonly account?: AccountOptions;
 }
 
 /** The options after checks and defaults. */
@@ -100,6 +117,12 @@ export interface ResolvedAuthOptions {
   readonly usernameField: string;
   /** How usernames are normalised and checked (username.ts). */
   readonly usernames: UsernameRules;
+  /** Refresh tokens: their store and lifetime. */
+  readonly sessions: RefreshSessions;
+  /** Whether the refresh store is the default in-memory one (the router warns in production). */
+  readonly defaultRefreshStore: boolean;
+  /** The account routes' options, when they are to be mounted. */
+  readonly account: AccountOptions | undefined;
 }
 
 /** Every option name `AuthRouter` accepts (snake_case names and their camelCase aliases). */
@@ -118,6 +141,10 @@ export const AUTH_ROUTER_OPTION_NAMES: ReadonlySet<string> = new Set<string>([
   'algorithm',
   'token_lifetime',
   'tokenLifetime',
+  'refresh_token_lifetime',
+  'refreshTokenLifetime',
+  'refresh_store',
+  'refreshStore',
   'issuer',
   'audience',
   'password_hasher',
@@ -133,6 +160,7 @@ export const AUTH_ROUTER_OPTION_NAMES: ReadonlySet<string> = new Set<string>([
   'usernameField',
   'username_case',
   'usernameCase',
+  'account',
 ]);
 
 type Options = Readonly<Record<string, unknown>>;
@@ -215,6 +243,34 @@ function resolveLifetime(options: Options): number {
   return lifetime;
 }
 
+function resolveSessions(options: Options): { sessions: RefreshSessions; defaultStore: boolean } {
+  const lifetime =
+    either<number>(options, 'refresh_token_lifetime', 'refreshTokenLifetime') ??
+    DEFAULT_REFRESH_TOKEN_LIFETIME;
+  if (!Number.isInteger(lifetime) || lifetime < 60 || lifetime > 5 * 366 * 24 * 3600) {
+    throw new ConfigurationError(
+      'AuthRouter: `refresh_token_lifetime` must be a whole number of seconds from 60 to five years.',
+    );
+  }
+  const given = either<RefreshTokenStore>(options, 'refresh_store', 'refreshStore');
+  if (given !== undefined && !isRefreshTokenStore(given)) {
+    throw new ConfigurationError(
+      'AuthRouter: `refresh_store` must implement insert, find, revokeFamily and revokeUser (AdapterRefreshStore, RedisRefreshStore, MemoryRefreshStore).',
+    );
+  }
+  return {
+    sessions: new RefreshSessions(given ?? new MemoryRefreshStore(), lifetime),
+    defaultStore: given === undefined,
+  };
+}
+
+function accountOptionsOf(value: unknown): AccountOptions | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null)
+    throw new ConfigurationError('AuthRouter: `account` must be an object of account options (or omitted).');
+  return value as AccountOptions;
+}
+
 /** Checks every option and builds the router's services. */
 export function resolveAuthOptions(raw: AuthRouterOptions): ResolvedAuthOptions {
   if (typeof raw !== 'object' || raw === null)
@@ -252,9 +308,12 @@ export function resolveAuthOptions(raw: AuthRouterOptions): ResolvedAuthOptions 
   if (adapter !== undefined && typeof adapter?.describe !== 'function') {
     throw new ConfigurationError('AuthRouter: `adapter` must be an OrmAdapter.');
   }
+  const { sessions, defaultStore } = resolveSessions(options);
   return {
     userModel,
     tokens,
+    sessions,
+    defaultRefreshStore: defaultStore,
     passwords: new Passwords(resolveHasher(options)),
     throttle: resolveThrottle(options),
     strict,
@@ -265,5 +324,6 @@ export function resolveAuthOptions(raw: AuthRouterOptions): ResolvedAuthOptions 
       'username',
     ),
     usernames: new UsernameRules(usernameCaseFrom(either(options, 'username_case', 'usernameCase'))),
+    account: accountOptionsOf(options.account),
   };
 }

@@ -1,7 +1,9 @@
 /** What the auth routes and `ensure_admin` use of their `AuthRouter` (kept apart to avoid an import cycle). */
 import type { Logger } from '../http/problem-middleware.js';
+import type { AccountService } from './account/account-service.js';
 import type { AppContext, AuthDependency, ModelClass, OrmAdapter } from '../types.js';
 import type { Passwords } from './passwords.js';
+import type { RefreshSessions } from './sessions/refresh-tokens.js';
 import type { LoginThrottle } from './throttle/login-throttle.js';
 import type { TokenService } from './tokens.js';
 import type { UserBinding } from './user-binding.js';
@@ -15,8 +17,12 @@ export interface AuthRuntime {
   readonly throttle: LoginThrottle | undefined;
   readonly dependency: AuthDependency;
   readonly logger: Logger;
+  /** Refresh tokens (issued at login, rotated by `POST /refresh`), when the router has them. */
+  readonly sessions?: RefreshSessions;
   /** How usernames are normalised and checked. */
   readonly usernames?: UsernameRules;
+  /** The account routes' service (password reset, email verification), once mounted. */
+  readonly account?: AccountService | undefined;
   /** The adapter of a request: the router's own, or the application's. */
   adapterFor(ctx: AppContext): OrmAdapter;
   /** The user model compiled for an adapter (once per adapter). */

@@ -18,6 +18,9 @@ import {
 import { assertUsableUsername } from './user-binding.js';
 import { usernameRulesOf } from './username.js';
 
+/** The flag AuthMixin adds for a verified email address; an email change clears it. */
+const VERIFIED_FIELD = 'verified';
+
 /** The field whose change needs the current password (when the user model has it). */
 export const EMAIL_FIELD = 'email';
 
@@ -75,7 +78,8 @@ export function userWriteHooks(runtime: CredentialRuntime): WriteHooks {
       }
       if (current[EMAIL_FIELD] === rest[EMAIL_FIELD]) return rest;
       await guardEmailChange(runtime, ctx, current, currentPassword);
-      return rest;
+      // A new address is not verified yet.
+      return Object.hasOwn(current, VERIFIED_FIELD) ? { ...rest, [VERIFIED_FIELD]: false } : rest;
     },
   };
 }

@@ -188,8 +188,8 @@ describe('Swagger UI of the example application in Chromium', { skip }, () => {
     }
     assert.equal(
       operations.length,
-      4 * 6 + 5,
-      'six CRUD operations for each of four resources, five of the auth plugin (register, login, change-password, make-admin, set a password)',
+      4 * 6 + 12,
+      'six CRUD operations for each of four resources, twelve of the auth plugin (register, login, change-password, refresh, logout, logout-all, make-admin, set a password, forgot-password, reset-password, verify-email and its request)',
     );
 
     const context = await freshContext();

@@ -3,12 +3,15 @@
  * database with the Redis throttle store. A user registered on one logs in on the other;
  * ownership holds across both; concurrent registrations of one username leave one row; both
  * starting at once with ensure_admin make one admin; the login throttle counts across both.
+ * Refresh sessions (issue 16) hold across two instances with the refresh tokens in PostgreSQL and
+ * in Redis: rotation on the other instance, reuse detection, logout and logout-all.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { MikroOrmAdapter } from '../../adapters/mikro-orm/index.js';
 import { blogEntities } from '../../examples/blog/entities.js';
+import { RefreshToken } from '../lib/auth/support/refresh-entities.js';
 import {
   describeResponse,
   type HttpRequest,
@@ -260,3 +263,128 @@ describe('instances starting at once on an empty PostgreSQL database', { ...post
     }
   });
 });
+
+const SESSION_FIXTURE = new URL('./fixtures/session-instance.js', import.meta.url).pathname;
+
+for (const store of ['adapter', 'redis'] as const) {
+  describe(`refresh sessions on two instances over PostgreSQL, refresh tokens in ${store === 'adapter' ? 'PostgreSQL' : 'Redis'}`, {
+    ...postgres,
+    ...redis,
+  }, () => {
+    let database: TestDatabase;
+    let a: Started | undefined;
+    let b: Started | undefined;
+    const prefix = `kma:test:${randomBytes(6).toString('hex')}:`;
+    let counter = 0;
+
+    before(async () => {
+      database = await createTestDatabase('postgresql');
+      await (
+        await MikroOrmAdapter.connect({
+          url: database.url,
+          entities: [...blogEntities, RefreshToken],
+          schema: 'create',
+        })
+      ).close();
+      const env = {
+        DATABASE_URL: database.url,
+        JWT_SECRET: 'instances-suite-secret-of-more-than-32-bytes',
+        REDIS_URL,
+        PREFIX: prefix,
+        REFRESH_STORE: store,
+      };
+      const outcomes = await Promise.allSettled([
+        startProcess(SESSION_FIXTURE, env),
+        startProcess(SESSION_FIXTURE, env),
+      ]);
+      [a, b] = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : undefined));
+      const failed = outcomes.find(
+        (outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected',
+      );
+      if (failed !== undefined) throw failed.reason;
+    });
+
+    after(async () => {
+      await Promise.all([stopProcess(a), stopProcess(b)]);
+      await database?.drop();
+      await deleteKeys(REDIS_URL, prefix);
+    });
+
+    /** A fresh user logged in on `base`: the login answer. */
+    async function loggedIn(base: string): Promise<Record<string, unknown>> {
+      counter += 1;
+      const name = `session_${store}_${counter}`;
+      expectStatus(await send(base, register(name)), 201);
+      const response = await send(base, login(name));
+      expectStatus(response, 200);
+      return objectOf(response);
+    }
+
+    function refresh(refreshToken: unknown): HttpRequest {
+      return { method: 'POST', path: '/refresh', json: { refresh_token: refreshToken } };
+    }
+
+    function bearer(token: unknown): { authorization: string } {
+      return { authorization: `Bearer ${String(token)}` };
+    }
+
+    it('a refresh token from one instance rotates on the other; its reuse there revokes the family', async () => {
+      const [first, second] = [a?.base as string, b?.base as string];
+      const pair = await loggedIn(first);
+      const rotated = await send(second, refresh(pair.refresh_token));
+      expectStatus(rotated, 200);
+      const next = objectOf(rotated);
+      expectStatus(
+        await send(first, { method: 'GET', path: '/posts', headers: bearer(next.access_token) }),
+        200,
+      );
+      const replay = await send(first, refresh(pair.refresh_token));
+      expectStatus(replay, 401);
+      assert.equal(objectOf(replay).code, 'refresh_token_reused');
+      expectStatus(await send(second, refresh(next.refresh_token)), 401);
+    });
+
+    it('of concurrent refreshes of one token on both instances at most one succeeds', async () => {
+      const [first, second] = [a?.base as string, b?.base as string];
+      const pair = await loggedIn(first);
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, index) =>
+          send(index % 2 === 0 ? first : second, refresh(pair.refresh_token)),
+        ),
+      );
+      const ok = answers.filter((response) => response.status === 200);
+      assert.ok(ok.length <= 1, answers.map(describeResponse).join('\n'));
+      assert.ok(answers.some((response) => objectOf(response).code === 'refresh_token_reused'));
+    });
+
+    it('logout on one instance ends the session on the other', async () => {
+      const [first, second] = [a?.base as string, b?.base as string];
+      const pair = await loggedIn(first);
+      expectStatus(
+        await send(second, { method: 'POST', path: '/logout', json: { refresh_token: pair.refresh_token } }),
+        204,
+      );
+      const refused = await send(first, refresh(pair.refresh_token));
+      expectStatus(refused, 401);
+      assert.equal(objectOf(refused).code, 'invalid_refresh_token');
+    });
+
+    it('logout-all on one instance revokes access and refresh tokens on the other', async () => {
+      const [first, second] = [a?.base as string, b?.base as string];
+      const pair = await loggedIn(first);
+      expectStatus(
+        await send(second, { method: 'GET', path: '/posts', headers: bearer(pair.access_token) }),
+        200,
+      );
+      expectStatus(
+        await send(first, { method: 'POST', path: '/logout-all', headers: bearer(pair.access_token) }),
+        204,
+      );
+      expectStatus(
+        await send(second, { method: 'GET', path: '/posts', headers: bearer(pair.access_token) }),
+        401,
+      );
+      expectStatus(await send(second, refresh(pair.refresh_token)), 401);
+    });
+  });
+}

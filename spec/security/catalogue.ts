@@ -3,6 +3,7 @@
  * application per database target, so the order matters only for the one case meant to change
  * the admins, which runs after every case that relies on Bob and Alice not being admins.
  */
+import { accountCases } from './cases/account.js';
 import { authorizationCases } from './cases/authorization.js';
 import { credentialCases } from './cases/credentials.js';
 import { floodCases } from './cases/floods.js';
@@ -13,6 +14,7 @@ import { listingCases } from './cases/listing.js';
 import { loginCases } from './cases/login.js';
 import { massAssignmentCases } from './cases/mass-assignment.js';
 import { identifierCases, routingCases } from './cases/routing.js';
+import { sessionCases } from './cases/sessions.js';
 import { usernameCases } from './cases/usernames.js';
 import type { SecurityCase } from './support/cases.js';
 
@@ -30,4 +32,6 @@ export const catalogue: readonly SecurityCase[] = [
   ...authorizationCases,
   ...floodCases,
   ...usernameCases,
+  ...sessionCases,
+  ...accountCases,
 ];

@@ -92,8 +92,11 @@ for (const target of databaseTargets()) {
       assert.deepEqual(Object.keys(document.paths).sort(), [
         '/change-password',
         '/login',
+        '/logout',
+        '/logout-all',
         '/notes',
         '/notes/{id}',
+        '/refresh',
         '/register',
       ]);
       assert.equal((await server.request('/docs')).status, 200);

@@ -11,7 +11,15 @@ import { pathToFileURL } from 'node:url';
 import { repoRoot } from '../../support/paths.js';
 
 const root = repoRoot();
-const GUIDES = ['getting-started', 'models', 'composing', 'adapters', 'custom-auth', 'deployment'] as const;
+const GUIDES = [
+  'getting-started',
+  'models',
+  'composing',
+  'adapters',
+  'custom-auth',
+  'deployment',
+  'authentication',
+] as const;
 /** The sentence each guide carries once, so readers know why the recipe files look different. */
 const PACKAGE_NOTE = 'The recipes import from relative paths of this repository';
 

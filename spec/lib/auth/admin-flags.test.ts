@@ -65,7 +65,12 @@ for (const target of databaseTargets()) {
             json: { username: `${flag}-self`, password: 'password-1', [flag]: true, is_admin: true },
           });
           assert.equal(response.status, 201);
-          assert.deepEqual(response.body, { id: response.body.id, username: `${flag}-self`, [flag]: false });
+          assert.deepEqual(response.body, {
+            id: response.body.id,
+            username: `${flag}-self`,
+            verified: false,
+            [flag]: false,
+          });
           const strict = await appFor(model, true);
           const refused = await call(strict.server, 'POST', '/register', {
             json: { username: `${flag}-strict`, password: 'password-1', [flag]: true, is_admin: true },

@@ -62,7 +62,7 @@ for (const target of databaseTargets()) {
       assert.equal(result.created, true);
       assert.deepEqual(
         { ...result.user, id: 0 },
-        { id: 0, username: 'boss', email: 'boss@example.com', age: 40, is_admin: true },
+        { id: 0, username: 'boss', email: 'boss@example.com', age: 40, verified: true, is_admin: true },
       );
       const stored = await fx.adapter.findBy(fx.adapter.openSession(), User, 'username', 'boss');
       assert.match(String(stored?.hashed_password), /^\$2b\$04\$/);

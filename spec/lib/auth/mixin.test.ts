@@ -28,6 +28,17 @@ describe('AuthMixin', () => {
     assert.equal(admin.hidden, false);
   });
 
+  it('adds a verified flag defaulting to false, shown in responses, and hidden nullable token columns', () => {
+    const fields = mixinFieldsOf(User);
+    assert.deepEqual(fields.verified, { type: 'boolean', nullable: false, hidden: false, default: false });
+    for (const name of ['reset_token_hash', 'verify_token_hash']) {
+      assert.deepEqual(fields[name], { type: 'string', nullable: true, hidden: true, length: 64 }, name);
+    }
+    for (const name of ['reset_token_expires', 'verify_token_expires']) {
+      assert.deepEqual(fields[name], { type: 'string', nullable: true, hidden: true, length: 32 }, name);
+    }
+  });
+
   it('leaves is_admin out when the model declares another admin flag', () => {
     assert.deepEqual(mixinFieldsOf(User).is_admin?.omitWhenDeclared, [
       'is_superuser',
@@ -36,18 +47,28 @@ describe('AuthMixin', () => {
     ]);
   });
 
-  it('protects the hash and every admin flag from clients', () => {
+  it('protects the hash, the verified flag, the token columns and every admin flag from clients', () => {
     assert.deepEqual(
       [...protectedFieldsOf(User)].sort(),
-      ['hashed_password', 'tokens_valid_after', ...ADMIN_FLAGS].sort(),
+      [
+        'hashed_password',
+        'tokens_valid_after',
+        'verified',
+        'reset_token_hash',
+        'reset_token_expires',
+        'verify_token_hash',
+        'verify_token_expires',
+        ...ADMIN_FLAGS,
+      ].sort(),
     );
     const description = describeFields(User, {
       username: { type: 'string' },
       hashed_password: { type: 'string', hidden: true },
       is_admin: { type: 'boolean', hasDefault: true },
       is_staff: { type: 'boolean', hasDefault: true },
+      verified: { type: 'boolean', hasDefault: true },
     });
-    for (const name of ['hashed_password', 'is_admin', 'is_staff', 'id']) {
+    for (const name of ['hashed_password', 'is_admin', 'is_staff', 'verified', 'id']) {
       assert.equal(description.fieldsByName.get(name)?.writable, false, name);
     }
     assert.equal(description.fieldsByName.get('username')?.writable, true);
@@ -63,7 +84,12 @@ describe('AuthMixin', () => {
       'created_at',
       'hashed_password',
       'is_admin',
+      'reset_token_expires',
+      'reset_token_hash',
       'tokens_valid_after',
+      'verified',
+      'verify_token_expires',
+      'verify_token_hash',
     ]);
     assert.ok(protectedFieldsOf(Member).has('created_at'));
     assert.ok(protectedFieldsOf(Member).has('is_master'));

@@ -87,7 +87,13 @@ describe('auth in the OpenAPI document', await requireTarget('sqlite-memory'), (
     assert.deepEqual([...(registration?.required ?? [])].sort(), ['email', 'password', 'username']);
     assert.equal(registration?.properties?.password?.writeOnly, true);
     const token = document.components.schemas.AccessToken;
-    assert.deepEqual(token?.required, ['access_token', 'token_type', 'expires_in']);
+    assert.deepEqual(token?.required, [
+      'access_token',
+      'token_type',
+      'expires_in',
+      'refresh_token',
+      'refresh_expires_in',
+    ]);
   });
 
   it('documents make-admin with security and 401/403/404', () => {
@@ -117,6 +123,7 @@ describe('auth in the OpenAPI document', await requireTarget('sqlite-memory'), (
       'id',
       'is_admin',
       'username',
+      'verified',
     ]);
   });
 });

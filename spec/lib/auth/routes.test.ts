@@ -75,6 +75,7 @@ for (const target of databaseTargets()) {
           username: 'alice',
           email: 'alice@example.com',
           age: 18,
+          verified: false,
           is_admin: false,
         });
       });
@@ -223,7 +224,13 @@ for (const target of databaseTargets()) {
           json: { username: user.username, password: 'password-1' },
         });
         assert.equal(response.status, 200);
-        assert.deepEqual(Object.keys(response.body).sort(), ['access_token', 'expires_in', 'token_type']);
+        assert.deepEqual(Object.keys(response.body).sort(), [
+          'access_token',
+          'expires_in',
+          'refresh_expires_in',
+          'refresh_token',
+          'token_type',
+        ]);
         assert.equal(response.body.token_type, 'bearer');
         assert.equal(response.body.expires_in, 3600);
         assert.equal(response.headers.get('cache-control'), 'no-store');

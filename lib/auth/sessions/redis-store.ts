@@ -1,0 +1,141 @@
+/**
+ * Refresh tokens in Redis, for several instances without a table of their own. Each record is a
+ * JSON string under `<prefix>t:<id>` that expires with the token; a family's ids and a user's
+ * families are sets. Every change is one Lua script, so the claim of a rotation (`SET NX`) and the
+ * bookkeeping happen atomically. A single Redis (or a primary with replicas) only: the scripts
+ * touch keys of several hash slots, which Redis Cluster refuses.
+ */
+import { ConfigurationError } from '../../errors.js';
+import type { RedisLike } from '../throttle/redis-store.js';
+import type { RefreshRecord, RefreshTokenStore, StoreScope } from './store.js';
+
+/** Options of `RedisRefreshStore`: a client you manage, or a URL the store connects to. */
+export interface RedisRefreshStoreOptions {
+  /** An ioredis client; you close it yourself. */
+  readonly client?: RedisLike;
+  /** `redis://host:port/db`; the store connects lazily and `close()` disconnects. */
+  readonly url?: string;
+  /** Key prefix (default `kma:refresh:`). */
+  readonly prefix?: string;
+}
+
+/** How long a record outlives its expiry. */
+const EXPIRED_GRACE_MS = 24 * 3600 * 1000;
+
+// KEYS: record, family set, user set. ARGV: json, ttl ms, id, family.
+const INSERT = `
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
+redis.call('SADD', KEYS[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+redis.call('SADD', KEYS[3], ARGV[4])
+redis.call('PEXPIRE', KEYS[3], ARGV[2])
+return 1`;
+
+const FIND = `return redis.call('GET', KEYS[1])`;
+
+// KEYS: family set. ARGV: record key prefix.
+const REVOKE_FAMILY = `
+local ids = redis.call('SMEMBERS', KEYS[1])
+for _, id in ipairs(ids) do redis.call('DEL', ARGV[1] .. id) end
+redis.call('DEL', KEYS[1])
+return #ids`;
+
+// KEYS: user set. ARGV: record key prefix, family key prefix.
+const REVOKE_USER = `
+local families = redis.call('SMEMBERS', KEYS[1])
+for _, family in ipairs(families) do
+  local ids = redis.call('SMEMBERS', ARGV[2] .. family)
+  for _, id in ipairs(ids) do redis.call('DEL', ARGV[1] .. id) end
+  redis.call('DEL', ARGV[2] .. family)
+end
+redis.call('DEL', KEYS[1])
+return #families`;
+
+/** A refresh-token store shared by every instance that uses the same Redis. */
+export class RedisRefreshStore implements RefreshTokenStore {
+  readonly kind = 'redis';
+  /** Prefix of every key the store writes. */
+  readonly prefix: string;
+  private readonly url: string | undefined;
+  private client: Promise<RedisLike> | undefined;
+  private readonly owned: boolean;
+
+  constructor(options: RedisRefreshStoreOptions) {
+    if ((options?.client === undefined) === (options?.url === undefined)) {
+      throw new ConfigurationError('RedisRefreshStore needs exactly one of `client` or `url`.');
+    }
+    if (options.url !== undefined && !/^rediss?:\/\//.test(options.url)) {
+      throw new ConfigurationError(
+        `RedisRefreshStore url must start with redis:// or rediss://, got ${options.url}.`,
+      );
+    }
+    this.prefix = options.prefix ?? 'kma:refresh:';
+    this.url = options.url;
+    this.owned = options.client === undefined;
+    if (options.client !== undefined) this.client = Promise.resolve(options.client);
+  }
+
+  async insert(_scope: StoreScope, record: RefreshRecord): Promise<boolean> {
+    // Kept a day past expiry, so a late token is told `refresh_token_expired` rather than unknown.
+    const ttl = Math.max(1, Math.ceil(record.expiresAt - Date.now()) + EXPIRED_GRACE_MS);
+    const redis = await this.connection();
+    const reply = await redis.eval(
+      INSERT,
+      3,
+      this.key('t', record.id),
+      this.key('f', record.family),
+      this.key('u', record.user),
+      JSON.stringify(record),
+      ttl,
+      record.id,
+      record.family,
+    );
+    return Number(reply) === 1;
+  }
+
+  async find(_scope: StoreScope, id: string): Promise<RefreshRecord | undefined> {
+    const redis = await this.connection();
+    const reply = await redis.eval(FIND, 1, this.key('t', id));
+    if (typeof reply !== 'string') return undefined;
+    const value = JSON.parse(reply) as RefreshRecord;
+    return value;
+  }
+
+  async revokeFamily(_scope: StoreScope, family: string): Promise<void> {
+    const redis = await this.connection();
+    await redis.eval(REVOKE_FAMILY, 1, this.key('f', family), this.key('t', ''));
+  }
+
+  async revokeUser(_scope: StoreScope, user: string): Promise<void> {
+    const redis = await this.connection();
+    await redis.eval(REVOKE_USER, 1, this.key('u', user), this.key('t', ''), this.key('f', ''));
+  }
+
+  /** Disconnects the client the store made itself (a client you passed is left open). */
+  async close(): Promise<void> {
+    if (!this.owned || this.client === undefined) return;
+    const pending = this.client;
+    this.client = undefined;
+    await (await pending).quit();
+  }
+
+  private key(kind: 't' | 'f' | 'u', id: string): string {
+    return `${this.prefix}${kind}:${id}`;
+  }
+
+  private connection(): Promise<RedisLike> {
+    this.client ??= this.connect(this.url as string);
+    return this.client;
+  }
+
+  private async connect(url: string): Promise<RedisLike> {
+    let module: { Redis: new (url: string, options: Record<string, unknown>) => RedisLike };
+    try {
+      module = (await import('ioredis')) as unknown as typeof module;
+    } catch {
+      throw new ConfigurationError('RedisRefreshStore needs the `ioredis` package: npm install ioredis.');
+    }
+    // Fail fast instead of queueing refreshes while Redis is away.
+    return new module.Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false });
+  }
+}
