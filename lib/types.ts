@@ -280,4 +280,3 @@ export type AuthDependency = Middleware<AppState> & {
   /** The OpenAPI security scheme name this dependency documents. */
   readonly securityScheme?: string;
 };
-

@@ -2,7 +2,7 @@
 import { ALIAS_REPLACEMENT, type EntityProperty, raw } from '@mikro-orm/core';
 import { parseLikePattern, toSqlLike } from '../../lib/query/like-pattern.js';
 import type { FilterCondition, ListQuery } from '../../lib/types.js';
-import { type FieldPlan, type ModelPlan, ROOT_ALIAS } from './plan.js';
+import type { FieldPlan, ModelPlan } from './plan.js';
 
 type Condition = Record<string | symbol, unknown>;
 

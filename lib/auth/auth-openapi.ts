@@ -5,9 +5,9 @@
  * `/admin/{id}/password` with their schemas and problem responses.
  */
 import { JSON_MEDIA_TYPE, PROBLEM_MEDIA_TYPE, problemResponses, schemaRef } from '../openapi/components.js';
+import { documentedWriteSchema } from '../openapi/lenient-schema.js';
 import type { OpenApiRegistry } from '../openapi/registry.js';
 import type { JsonSchema } from '../schema/json-schema.js';
-import { documentedWriteSchema } from '../openapi/lenient-schema.js';
 import { createSchema, fieldValueSchema, readSchema } from '../schema/model-schemas.js';
 import { SECURITY_SCHEME_NAME } from './dependency.js';
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_CHARACTERS } from './password-policy.js';
@@ -93,7 +93,10 @@ const LOGIN_FORM_SCHEMA: JsonSchema = {
 
 /** The registration body as the server takes it: the username rule stated, unknown fields allowed unless strict. */
 function registrationSchema(binding: UserBinding, strict: boolean): JsonSchema {
-  const schema = createSchema(binding.model, { extraFields: REGISTRATION_EXTRA_FIELDS, extraRequired: ['password'] });
+  const schema = createSchema(binding.model, {
+    extraFields: REGISTRATION_EXTRA_FIELDS,
+    extraRequired: ['password'],
+  });
   const username = schema.properties?.[binding.usernameField];
   const properties =
     username === undefined
@@ -110,7 +113,11 @@ export function documentAccountRoutes(registry: OpenApiRegistry, binding: UserBi
   const model = binding.model;
   registry.addSecurityScheme(SECURITY_SCHEME_NAME, securitySchemeObject());
   const user = namedSchema(registry, model.name, readSchema(model));
-  const registration = namedSchema(registry, `${model.name}Registration`, registrationSchema(binding, strict));
+  const registration = namedSchema(
+    registry,
+    `${model.name}Registration`,
+    registrationSchema(binding, strict),
+  );
   const token = namedSchema(registry, 'AccessToken', ACCESS_TOKEN_SCHEMA);
   registry.addOperation({
     method: 'post',

@@ -21,6 +21,10 @@ import type {
   Policy,
   RecordId,
 } from '../types.js';
+import { type AccountOptions, resolveAccountOptions } from './account/account-options.js';
+import { accountLifecycleRoutes } from './account/account-routes.js';
+import { AccountService } from './account/account-service.js';
+import { mountAccountRoutes } from './account/account-setup.js';
 import {
   documentAccountRoutes,
   documentAdminRoutes,
@@ -45,10 +49,6 @@ import type { TokenService } from './tokens.js';
 import { bindUserModel, type UserBinding } from './user-binding.js';
 import { userWriteHooks } from './user-writes.js';
 import type { UsernameRules } from './username.js';
-import { type AccountOptions, resolveAccountOptions } from './account/account-options.js';
-import { accountLifecycleRoutes } from './account/account-routes.js';
-import { AccountService } from './account/account-service.js';
-import { mountAccountRoutes } from './account/account-setup.js';
 
 /** Where `set_password` and `revoke_sessions` write. */
 export interface CredentialOptions {
@@ -176,7 +176,8 @@ export class AuthRouter implements AuthRuntime {
       documentAccountRoutes(app.openapi, binding, this.strict);
       documentCredentialRoutes(app.openapi, binding);
       documentSessionRoutes(app.openapi, binding);
-      if (this.accountOptions !== undefined) this.account = mountAccountRoutes(app, this, this.accountOptions);
+      if (this.accountOptions !== undefined)
+        this.account = mountAccountRoutes(app, this, this.accountOptions);
       void this.passwords
         .warmUp()
         .catch((error: unknown) => this.logger.error('password hasher failed', error));

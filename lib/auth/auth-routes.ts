@@ -11,11 +11,11 @@ import { bodyReader } from '../http/body.js';
 import { type RouteSpec, routeGroup } from '../http/route-group.js';
 import { sessionOf } from '../http/session.js';
 import type { AppState, OrmAdapter, RawRecord } from '../types.js';
+import { assertEmailVerified } from './account/account-service.js';
 import { PASSWORD_MAX_BYTES, passwordProblem } from './password-policy.js';
 import type { AuthRuntime } from './runtime.js';
 import type { UserBinding } from './user-binding.js';
 import { type UsernameRules, usernameRulesOf } from './username.js';
-import { assertEmailVerified } from './account/account-service.js';
 
 type Handler = RouteSpec['handler'];
 

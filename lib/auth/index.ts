@@ -1,4 +1,6 @@
 /** The authentication plugin: `AuthMixin`, `AuthRouter`, policies, hashers, throttle and refresh-token stores. */
+
+export * from './account/index.js';
 export { ADMIN_FLAGS, type AdminFlag, adminFlagOf, findAdminFlag } from './admin-flag.js';
 export {
   AUTH_MIXIN_FIELDS,
@@ -22,6 +24,7 @@ export {
 export type { HashingJob } from './hashing-job.js';
 export { DEFAULT_HASHING_QUEUE, HashingThreads, type HashingThreadsOptions } from './hashing-threads.js';
 export { JWT_ALGORITHMS, type JwtAlgorithm, type KeyInput, MIN_SECRET_BYTES } from './keys.js';
+export * from './mail/index.js';
 export type { AuthRouterOptions, ThrottleOptions } from './options.js';
 export { detectOwnership, type Ownership } from './ownership.js';
 export { PASSWORD_MAX_BYTES, PASSWORD_MIN_CHARACTERS, passwordProblem } from './password-policy.js';
@@ -52,5 +55,3 @@ export {
 export type { ThrottleHit, ThrottleStore } from './throttle/store.js';
 export type { AccessTokenClaims, IssuedToken } from './tokens.js';
 export { type UsernameCase, UsernameRules } from './username.js';
-export * from './account/index.js';
-export * from './mail/index.js';

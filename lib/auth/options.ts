@@ -3,8 +3,8 @@
  * the router is created: a mistake fails at start-up, never on a request.
  */
 import { ConfigurationError } from '../errors.js';
-import type { AccountOptions } from './account/account-options.js';
 import type { ModelClass, OrmAdapter } from '../types.js';
+import type { AccountOptions } from './account/account-options.js';
 import { hasAuthMixin } from './auth-mixin.js';
 import type { PasswordHasher } from './hashers.js';
 import { BcryptHasher } from './hashers.js';

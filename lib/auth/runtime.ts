@@ -1,7 +1,7 @@
 /** What the auth routes and `ensure_admin` use of their `AuthRouter` (kept apart to avoid an import cycle). */
 import type { Logger } from '../http/problem-middleware.js';
-import type { AccountService } from './account/account-service.js';
 import type { AppContext, AuthDependency, ModelClass, OrmAdapter } from '../types.js';
+import type { AccountService } from './account/account-service.js';
 import type { Passwords } from './passwords.js';
 import type { RefreshSessions } from './sessions/refresh-tokens.js';
 import type { LoginThrottle } from './throttle/login-throttle.js';

@@ -62,7 +62,10 @@ export function userWriteHooks(runtime: CredentialRuntime): WriteHooks {
       const name = data[runtime.usernameField];
       // Stored in the normal form /register and /login use, so look-alikes collide on the unique index.
       if (typeof name === 'string')
-        data = { ...data, [runtime.usernameField]: usernameRulesOf(runtime).normalise(name, runtime.usernameField) };
+        data = {
+          ...data,
+          [runtime.usernameField]: usernameRulesOf(runtime).normalise(name, runtime.usernameField),
+        };
       // `password` is no input field any more; dropping it here too covers direct callers.
       const { [CURRENT_PASSWORD_FIELD]: currentPassword, password: _password, ...rest } = data;
       if (mode === 'create') return { ...rest, hashed_password: UNUSABLE_PASSWORD };

@@ -13,7 +13,12 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import pg from 'pg';
 import { MikroOrmAdapter } from '../../adapters/mikro-orm/index.js';
 import { Application, CrudRouter } from '../../lib/index.js';
-import { createTestDatabase, databaseTargets, requireTarget, type TestDatabase } from '../support/databases.js';
+import {
+  createTestDatabase,
+  databaseTargets,
+  requireTarget,
+  type TestDatabase,
+} from '../support/databases.js';
 import { serve, type TestServer } from '../support/http.js';
 
 /** Table `essays`: a bounded title and an unbounded text body. */

@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { databaseTargets, requireTarget } from '../../support/databases.js';
-import { User } from './support/entities.js';
 import {
   type AuthFixture,
   adminWithToken,
@@ -107,7 +106,9 @@ for (const target of databaseTargets()) {
       assert.equal(created.status, 201);
       assert.equal(created.body.is_admin, false);
       // A password never travels through the user routes: no password logs this user in.
-      const login = await call(fx.server, 'POST', '/login', { json: { username: 'made', password: 'made-password' } });
+      const login = await call(fx.server, 'POST', '/login', {
+        json: { username: 'made', password: 'made-password' },
+      });
       assert.equal(login.status, 401);
       const byUser = await call(fx.server, 'POST', '/users', {
         token: alice.token,

@@ -143,7 +143,14 @@ export const listingCases: readonly SecurityCase[] = [
       const response = responses[0] as HttpResponse;
       expectStatus(response, 200);
       for (const user of response.json as Record<string, unknown>[]) {
-        assert.deepEqual(Object.keys(user).sort(), ['age', 'email', 'id', 'is_admin', 'username', 'verified']);
+        assert.deepEqual(Object.keys(user).sort(), [
+          'age',
+          'email',
+          'id',
+          'is_admin',
+          'username',
+          'verified',
+        ]);
       }
     },
   },

@@ -121,13 +121,18 @@ export class FidelityEnv {
     const json = this.json(model, entity);
     const meta = this.meta(model);
     if (meta.root === meta && meta.discriminatorMap !== undefined)
-      for (const prop of meta.props) if (prop.inherited === true) delete json[prop.serializedName ?? prop.name];
+      for (const prop of meta.props)
+        if (prop.inherited === true) delete json[prop.serializedName ?? prop.name];
     if (!this.target.startsWith('sqlite')) return json;
     for (const prop of meta.props) {
       const name = prop.serializedName ?? prop.name;
       const value = json[name];
       if (!(prop.customType instanceof BigIntType) || typeof value !== 'string') continue;
-      if (BigInt(value) <= BigInt(Number.MAX_SAFE_INTEGER) && BigInt(value) >= -BigInt(Number.MAX_SAFE_INTEGER)) continue;
+      if (
+        BigInt(value) <= BigInt(Number.MAX_SAFE_INTEGER) &&
+        BigInt(value) >= -BigInt(Number.MAX_SAFE_INTEGER)
+      )
+        continue;
       const rows = (await this.em()
         .getConnection()
         .execute(

@@ -25,7 +25,9 @@ async function mikroRows(env: FidelityEnv, model: ModelClass): Promise<Map<unkno
   const entities = (await env.em().find(model as never, {}, { orderBy: { id: 'asc' } as never })) as object[];
   return new Map(
     await Promise.all(
-      entities.map(async (entity) => [(entity as { id: unknown }).id, await env.exactJson(model, entity)] as const),
+      entities.map(
+        async (entity) => [(entity as { id: unknown }).id, await env.exactJson(model, entity)] as const,
+      ),
     ),
   );
 }
@@ -62,7 +64,7 @@ await describeFidelity(
       });
     }
 
-    it('the root route of a single-table hierarchy serves each row as MikroORM serializes it, with the root\'s own fields', async () => {
+    it("the root route of a single-table hierarchy serves each row as MikroORM serializes it, with the root's own fields", async () => {
       await assertListMatches(env(), Vehicle);
       const expected = await mikroRows(env(), Vehicle);
       for (const [id, json] of expected) {
