@@ -47,7 +47,13 @@ create table users (
   email varchar(255) not null unique,
   age integer not null default 18,
   hashed_password varchar(255) not null,
-  is_admin integer not null default 0
+  is_admin integer not null default 0,
+  tokens_valid_after varchar(32) null,
+  verified integer not null default 0,
+  reset_token_hash varchar(64) null,
+  reset_token_expires varchar(32) null,
+  verify_token_hash varchar(64) null,
+  verify_token_expires varchar(32) null
 );
 create table posts (
   id integer primary key autoincrement,
@@ -64,7 +70,13 @@ create table users (
   email varchar(255) not null unique,
   age int not null default 18,
   hashed_password varchar(255) not null,
-  is_admin boolean not null default false
+  is_admin boolean not null default false,
+  tokens_valid_after varchar(32) null,
+  verified boolean not null default false,
+  reset_token_hash varchar(64) null,
+  reset_token_expires varchar(32) null,
+  verify_token_hash varchar(64) null,
+  verify_token_expires varchar(32) null
 );
 create table posts (
   id serial primary key,
