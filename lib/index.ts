@@ -15,6 +15,7 @@ export { DEFAULT_BODY_LIMIT } from './http/body.js';
 export {
   consoleLogger,
   type Logger,
+  problemDetails,
   problemMiddleware,
   securityHeaders,
   sendProblem,

@@ -280,3 +280,12 @@ export type AuthDependency = Middleware<AppState> & {
   /** The OpenAPI security scheme name this dependency documents. */
   readonly securityScheme?: string;
 };
+
+// Every Koa middleware of an app that uses koa-model-api sees the caller typed: a hand-written
+// authentication dependency must set `ctx.state.user` as a `RequestUser` (`isAdmin`, not `is_admin`).
+declare module 'koa' {
+  interface DefaultState {
+    /** The authenticated caller, set by the authentication dependency (`RequestUser`). */
+    user?: RequestUser;
+  }
+}

@@ -232,10 +232,17 @@ export async function ormFromUrl(options: MikroOrmConnectOptions): Promise<Mikro
     forceUtcTimezone: true,
     ...timeoutOptions(choice.packageName, connectTimeoutMs, queryTimeoutMs),
     ...rest,
-    onCreateConnection: async (connection: unknown) => {
-      await limitSession(choice.packageName, connection as SessionConnection, queryTimeoutMs);
-      await userOnCreate?.(connection);
-    },
+    // Only where a session setting is needed (MySQL/MariaDB's statement limit) or the user asked:
+    // a connection hook makes the adapter's statement runner step aside (it cannot know what a hook
+    // sets on the connection), which would cost every SQLite and PostgreSQL query its fast path.
+    ...(choice.packageName === '@mikro-orm/mysql' || userOnCreate !== undefined
+      ? {
+          onCreateConnection: async (connection: unknown) => {
+            await limitSession(choice.packageName, connection as SessionConnection, queryTimeoutMs);
+            await userOnCreate?.(connection);
+          },
+        }
+      : {}),
     ...choice.connection,
     driver,
     entities,

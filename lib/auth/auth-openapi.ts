@@ -372,7 +372,7 @@ export function documentSessionRoutes(registry: OpenApiRegistry, _binding: UserB
   });
 }
 
-/** Documents `POST /admin/{id}/make-admin` and `POST /admin/{id}/password`. */
+/** Documents `POST /admin/{id}/make-admin`, `POST /admin/{id}/password` and `POST /admin/{id}/revoke-sessions`. */
 export function documentAdminRoutes(registry: OpenApiRegistry, binding: UserBinding): void {
   const model = binding.model;
   registry.addSecurityScheme(SECURITY_SCHEME_NAME, securitySchemeObject());
@@ -448,6 +448,33 @@ export function documentAdminRoutes(registry: OpenApiRegistry, binding: UserBind
           'ValidationFailed',
           'ServiceUnavailable',
         ]),
+      },
+    },
+  });
+  registry.addOperation({
+    method: 'post',
+    path: '/admin/{id}/revoke-sessions',
+    operation: {
+      tags: [TAG],
+      summary: "End a user's sessions",
+      description:
+        'Revokes every access and refresh token the user holds (a stolen device, a departed employee); ' +
+        'tokens issued afterwards work. Administrators only; the caller ends its own sessions with ' +
+        '`POST /logout-all`.',
+      operationId: 'revokeUserSessions',
+      parameters: [
+        {
+          name: 'id',
+          in: 'path',
+          required: true,
+          description: `Primary key of the ${model.name}.`,
+          schema: keySchema,
+        },
+      ],
+      security: [{ [SECURITY_SCHEME_NAME]: [] }],
+      responses: {
+        204: { description: 'Every session of the user is ended.' },
+        ...problemResponses(['Unauthorized', 'Forbidden', 'NotFound', 'ServiceUnavailable']),
       },
     },
   });

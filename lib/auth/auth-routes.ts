@@ -95,7 +95,9 @@ function register(runtime: AuthRuntime, bodyLimit: number, collection?: UserColl
     fields.hashed_password = await runtime.hashPassword(password);
     const row = await adapter.create(session, runtime.userModel, fields);
     ctx.status = 201;
-    ctx.set('Location', binding.location(row, collection?.()));
+    // Only where a route serves the new user: a users CrudRouter on the same Application.
+    const served = collection?.();
+    if (served !== undefined) ctx.set('Location', binding.location(row, served));
     ctx.body = binding.serialize(row);
   };
 }
@@ -198,7 +200,7 @@ function makeAdmin(runtime: AuthRuntime): Handler {
   };
 }
 
-/** `POST /register` and `POST /login`; a registered user's `Location` follows `collection` when given. */
+/** `POST /register` and `POST /login`; a registered user's `Location` is set only where `collection` names a served path. */
 export function accountRoutes(
   runtime: AuthRuntime,
   bodyLimit: number,

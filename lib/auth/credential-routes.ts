@@ -1,7 +1,8 @@
 /**
  * The credential routes: `POST /change-password` (the caller's own password, with the current
- * one) and `POST /admin/{id}/password` (an administrator sets another user's password). Both
- * revoke every token the user had; the first answers with a fresh token for the caller. Every
+ * one), `POST /admin/{id}/password` (an administrator sets another user's password) and
+ * `POST /admin/{id}/revoke-sessions` (an administrator ends another user's sessions). Each
+ * revokes every token the user had; the first answers with a fresh token for the caller. Every
  * response, errors included, carries `Cache-Control: no-store`.
  */
 import type { Middleware, Next } from 'koa';
@@ -92,18 +93,34 @@ function changePassword(runtime: CredentialRuntime, bodyLimit: number): Handler 
   };
 }
 
+/** The target of an administrator's route: the caller must be an admin, the id a user's (404 otherwise). */
+async function adminTarget(
+  runtime: CredentialRuntime,
+  ctx: AppContext,
+  rawId: string | undefined,
+  what: string,
+) {
+  await authenticate(runtime, ctx);
+  const caller = ctx.state.user;
+  if (caller?.isAdmin !== true) throw ApiError.forbidden(`Only administrators may ${what}.`);
+  const adapter = runtime.adapterFor(ctx);
+  const binding = runtime.binding(adapter);
+  const id = rawId === undefined ? undefined : binding.coerceId(rawId);
+  const unknown = (): ApiError =>
+    ApiError.notFound(`No ${binding.model.name} with id "${String(rawId).slice(0, 100)}".`);
+  if (id === undefined) throw unknown();
+  return { caller, adapter, binding, id, unknown };
+}
+
 function resetPassword(runtime: CredentialRuntime, bodyLimit: number): Handler {
   const read = bodyReader({ limit: bodyLimit });
   return async (ctx, params) => {
-    await authenticate(runtime, ctx);
-    const caller = ctx.state.user;
-    if (caller?.isAdmin !== true) throw ApiError.forbidden('Only administrators may set passwords.');
-    const adapter = runtime.adapterFor(ctx);
-    const binding = runtime.binding(adapter);
-    const id = params.id === undefined ? undefined : binding.coerceId(params.id);
-    const unknown = (): ApiError =>
-      ApiError.notFound(`No ${binding.model.name} with id "${String(params.id).slice(0, 100)}".`);
-    if (id === undefined) throw unknown();
+    const { caller, adapter, binding, id, unknown } = await adminTarget(
+      runtime,
+      ctx,
+      params.id,
+      'set passwords',
+    );
     // A stolen admin token must not be enough to take the admin's own account.
     if (String(id) === String(caller.id)) {
       throw ApiError.forbidden(
@@ -119,6 +136,16 @@ function resetPassword(runtime: CredentialRuntime, bodyLimit: number): Handler {
   };
 }
 
+function revokeSessions(runtime: CredentialRuntime): Handler {
+  return async (ctx, params) => {
+    const { adapter, id, unknown } = await adminTarget(runtime, ctx, params.id, "end other users' sessions");
+    // Its own sessions an admin ends with POST /logout-all; here the caller's token stays valid.
+    const { row } = await storeRevocation(runtime, adapter, sessionOf(ctx, adapter), id);
+    if (row === undefined) throw unknown();
+    ctx.status = 204;
+  };
+}
+
 /** `POST /change-password`. */
 export function credentialRoutes(runtime: CredentialRuntime, bodyLimit: number): Middleware<AppState> {
   return routeGroup('', [
@@ -126,10 +153,11 @@ export function credentialRoutes(runtime: CredentialRuntime, bodyLimit: number):
   ]);
 }
 
-/** `POST /admin/{id}/password`. */
+/** `POST /admin/{id}/password` and `POST /admin/{id}/revoke-sessions`. */
 export function adminCredentialRoutes(runtime: CredentialRuntime, bodyLimit: number): Middleware<AppState> {
   return routeGroup('/admin', [
     { method: 'POST', path: '/:id/password', handler: noStore(resetPassword(runtime, bodyLimit)) },
+    { method: 'POST', path: '/:id/revoke-sessions', handler: noStore(revokeSessions(runtime)) },
   ]);
 }
 

@@ -71,6 +71,25 @@ export function problemMiddleware(logger: Logger): Middleware<AppState> {
   };
 }
 
+/**
+ * For an existing Koa app with error handling of its own: answers the framework's errors
+ * (`ApiError`) as RFC 9457 problem details and passes every other error on to the app's handler.
+ * Put it before the framework's middleware.
+ * @example
+ * koa.use(problemDetails());
+ * koa.use(auth.middleware());
+ */
+export function problemDetails(): Middleware<AppState> {
+  return async function frameworkProblems(ctx: AppContext, next: Next): Promise<void> {
+    try {
+      await next();
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      sendProblem(ctx, error);
+    }
+  };
+}
+
 /** Headers every response carries. */
 export function securityHeaders(): Middleware<AppState> {
   return async function headers(ctx: AppContext, next: Next): Promise<void> {

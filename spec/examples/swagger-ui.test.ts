@@ -188,8 +188,8 @@ describe('Swagger UI of the example application in Chromium', { skip }, () => {
     }
     assert.equal(
       operations.length,
-      4 * 6 + 12,
-      'six CRUD operations for each of four resources, twelve of the auth plugin (register, login, change-password, refresh, logout, logout-all, make-admin, set a password, forgot-password, reset-password, verify-email and its request)',
+      4 * 6 + 13,
+      'six CRUD operations for each of four resources, thirteen of the auth plugin (register, login, change-password, refresh, logout, logout-all, make-admin, set a password, revoke sessions, forgot-password, reset-password, verify-email and its request)',
     );
 
     const context = await freshContext();

@@ -1,26 +1,10 @@
 /** Adds koa-model-api to an existing Koa app: auth and CRUD routes under `/api`, beside its own. */
 import { Router } from '@koa/router';
 import type Koa from 'koa';
-import type { Middleware } from 'koa';
 import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
-import { ApiError, AuthRouter, CrudRouter, useAdapter } from '../../../lib/index.js';
+import { AuthRouter, CrudRouter, problemDetails, useAdapter } from '../../../lib/index.js';
 import { Bookmark, User } from './entities.js';
 import { mountAt } from './mount-at.js';
-
-/** Answers the framework's errors as problem details; any other error goes on to the app's own handling. */
-export function problemDetails(): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      ctx.status = error.status;
-      ctx.set(error.headers);
-      ctx.body = error.toProblem();
-      ctx.set('Content-Type', 'application/problem+json; charset=utf-8');
-    }
-  };
-}
 
 /** Connects to `url` and mounts `/api/register`, `/api/login`, `/api/me` and `/api/bookmarks`. */
 export async function addModelApi(koa: Koa, url: string): Promise<MikroOrmAdapter> {

@@ -40,6 +40,28 @@ describe('the fast path on sqlite-memory', () => {
     assert.match(adapter.plainReason(Bulletin) ?? '', /filters/);
   });
 
+  it('runs its own statements on an adapter built by connect(): one prepare for many lookups', async () => {
+    // Anything that makes the statement runner step aside (a connection hook, query logging…)
+    // would silently send every query through MikroORM again: SQLite would prepare each one.
+    const session = adapter.openSession();
+    const created = await adapter.create(session, Carrier, { name: 'counted' });
+    const database = (await (
+      adapter.orm.em.getConnection() as unknown as { getNativeClient(): Promise<unknown> }
+    ).getNativeClient()) as { prepare(sql: string): unknown };
+    const prepare = database.prepare;
+    let prepared = 0;
+    database.prepare = function counted(this: unknown, sql: string) {
+      prepared += 1;
+      return prepare.call(this, sql);
+    };
+    try {
+      for (let i = 0; i < 50; i++) await adapter.get(adapter.openSession(), Carrier, created.id as number);
+    } finally {
+      database.prepare = prepare;
+    }
+    assert.ok(prepared <= 1, `${prepared} statements prepared for 50 lookups`);
+  });
+
   it('plain mode serves every model plainly', async () => {
     const plain = new MikroOrmAdapter(adapter.orm, { mode: 'plain' });
     assert.equal(plain.plainReason(Memo), 'plain mode');

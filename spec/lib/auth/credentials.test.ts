@@ -248,6 +248,31 @@ for (const target of databaseTargets()) {
         assert.ok((await loginToken(fx.server, grace.username, 'set-by-the-admin')).length > 0);
       });
 
+      it("POST /admin/{id}/revoke-sessions: admins only, 404 for nobody, ends the target's sessions and keeps the password", async () => {
+        const ivan = await userWithToken(fx.server);
+        const judy = await userWithToken(fx.server);
+        const byUser = await call(fx.server, 'POST', `/admin/${judy.id}/revoke-sessions`, {
+          token: ivan.token,
+        });
+        assert.equal(byUser.status, 403);
+        const anonymous = await call(fx.server, 'POST', `/admin/${judy.id}/revoke-sessions`);
+        assert.equal(anonymous.status, 401);
+        const nobody = await call(fx.server, 'POST', '/admin/999999999/revoke-sessions', {
+          token: admin.token,
+        });
+        assert.equal(nobody.status, 404);
+        assert.equal(await tokenStatus(fx, judy, judy.token), 200);
+        const done = await call(fx.server, 'POST', `/admin/${judy.id}/revoke-sessions`, {
+          token: admin.token,
+        });
+        assert.equal(done.status, 204);
+        assert.equal(await tokenStatus(fx, judy, judy.token), 401);
+        assert.equal(await tokenStatus(fx, ivan, ivan.token), 200, 'other users keep their tokens');
+        assert.equal(await tokenStatus(fx, admin, admin.token), 200, "the admin's own token stays valid");
+        const again = await loginToken(fx.server, judy.username);
+        assert.equal(await tokenStatus(fx, judy, again), 200, 'the password is unchanged: a new login works');
+      });
+
       it('revoke_sessions and set_password end the sessions from code', async () => {
         const heidi = await userWithToken(fx.server);
         assert.equal(await fx.auth.revoke_sessions(heidi.id), true);

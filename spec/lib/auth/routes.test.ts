@@ -61,6 +61,27 @@ for (const target of databaseTargets()) {
         }
       });
 
+      it('sends no Location when no route serves users (it would name a path that answers 404)', async () => {
+        const app = new Application({
+          title: 'no users router',
+          adapter: fx.adapter,
+          logger: memoryLogger(),
+          health: false,
+        });
+        new AuthRouter(BASE_OPTIONS).register_routes(app);
+        const server = await serve(app.callback());
+        try {
+          const response = await call(server, 'POST', '/register', {
+            json: { username: 'unrouted', email: 'unrouted@example.com', password: 'unrouted-password' },
+          });
+          assert.equal(response.status, 201);
+          assert.equal(response.headers.get('location'), null);
+          assert.equal((await call(server, 'GET', `/users/${response.body.id}`)).status, 404);
+        } finally {
+          await server.close();
+        }
+      });
+
       it('creates the user: 201, Location, the user without secrets, no-store', async () => {
         const response = await call(fx.server, 'POST', '/register', {
           json: { username: 'alice', email: 'alice@example.com', password: 'alice-password' },
