@@ -135,9 +135,16 @@ function normalise(status: number, type: string, text: string): unknown {
   if (status === 200 && typeof body === 'object' && body !== null && 'access_token' in body) {
     // The framework's login also answers a refresh token, which the other contenders do not have:
     // the comparison covers the access token every contender issues.
-    const { refresh_token: _refresh, refresh_expires_in: _expires, ...access } = body as Record<string, unknown>;
+    const {
+      refresh_token: _refresh,
+      refresh_expires_in: _expires,
+      ...access
+    } = body as Record<string, unknown>;
     const token = access.access_token;
-    return { ...access, access_token: typeof token === 'string' && JWT_PATTERN.test(token) ? '<jwt>' : token };
+    return {
+      ...access,
+      access_token: typeof token === 'string' && JWT_PATTERN.test(token) ? '<jwt>' : token,
+    };
   }
   return body;
 }
