@@ -385,6 +385,16 @@ export function documentAdminRoutes(registry: OpenApiRegistry, binding: UserBind
   } = key === undefined ? { type: 'string' } : fieldValueSchema(key);
   if (Array.isArray(keySchema.type))
     keySchema.type = keySchema.type.find((type) => type !== 'null') ?? 'string';
+  // The `{id}` of every admin route.
+  const parameters = [
+    {
+      name: 'id',
+      in: 'path',
+      required: true,
+      description: `Primary key of the ${model.name}.`,
+      schema: keySchema,
+    },
+  ];
   registry.addOperation({
     method: 'post',
     path: '/admin/{id}/make-admin',
@@ -393,15 +403,7 @@ export function documentAdminRoutes(registry: OpenApiRegistry, binding: UserBind
       summary: 'Grant the admin flag',
       description: `Sets \`${binding.adminFlag}\` on the user. Idempotent. Administrators only.`,
       operationId: 'makeAdmin',
-      parameters: [
-        {
-          name: 'id',
-          in: 'path',
-          required: true,
-          description: `Primary key of the ${model.name}.`,
-          schema: keySchema,
-        },
-      ],
+      parameters,
       security: [{ [SECURITY_SCHEME_NAME]: [] }],
       responses: {
         200: {
@@ -422,15 +424,7 @@ export function documentAdminRoutes(registry: OpenApiRegistry, binding: UserBind
         'Sets the password of another user and revokes every token they hold. Administrators only; ' +
         'an administrator changes their own password with `POST /change-password` (403 here).',
       operationId: 'setUserPassword',
-      parameters: [
-        {
-          name: 'id',
-          in: 'path',
-          required: true,
-          description: `Primary key of the ${model.name}.`,
-          schema: keySchema,
-        },
-      ],
+      parameters,
       security: [{ [SECURITY_SCHEME_NAME]: [] }],
       requestBody: {
         required: true,
@@ -462,15 +456,7 @@ export function documentAdminRoutes(registry: OpenApiRegistry, binding: UserBind
         'tokens issued afterwards work. Administrators only; the caller ends its own sessions with ' +
         '`POST /logout-all`.',
       operationId: 'revokeUserSessions',
-      parameters: [
-        {
-          name: 'id',
-          in: 'path',
-          required: true,
-          description: `Primary key of the ${model.name}.`,
-          schema: keySchema,
-        },
-      ],
+      parameters,
       security: [{ [SECURITY_SCHEME_NAME]: [] }],
       responses: {
         204: { description: 'Every session of the user is ended.' },

@@ -8,6 +8,7 @@
 import type { Middleware } from 'koa';
 import { ApiError, type FieldError } from '../errors.js';
 import { bodyReader } from '../http/body.js';
+import { noStore } from '../http/no-store.js';
 import { type RouteSpec, routeGroup } from '../http/route-group.js';
 import { sessionOf } from '../http/session.js';
 import type { AppState, OrmAdapter, RawRecord } from '../types.js';
@@ -20,24 +21,6 @@ import { type UsernameRules, usernameRulesOf } from './username.js';
 type Handler = RouteSpec['handler'];
 
 const noop = async (): Promise<void> => {};
-
-/** Adds `no-store` to the response and to any error it becomes (error handlers may clear headers). */
-function noStore(handler: Handler): Handler {
-  return async (ctx, params) => {
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('Pragma', 'no-cache');
-    try {
-      await handler(ctx, params);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      throw new ApiError(error.code, error.message, {
-        ...(error.errors === undefined ? {} : { errors: error.errors }),
-        headers: { ...error.headers, 'Cache-Control': 'no-store', Pragma: 'no-cache' },
-        ...(error.cause === undefined ? {} : { cause: error.cause }),
-      });
-    }
-  };
-}
 
 /** Where the user model's CRUD routes live on this app, when they are known (an `Application`). */
 export type UserCollection = () => string | undefined;

@@ -8,6 +8,7 @@
 import type { Middleware, Next } from 'koa';
 import { ApiError } from '../errors.js';
 import { bodyReader } from '../http/body.js';
+import { noStore } from '../http/no-store.js';
 import { type RouteSpec, routeGroup } from '../http/route-group.js';
 import { sessionOf } from '../http/session.js';
 import type { AppContext, AppState } from '../types.js';
@@ -24,24 +25,6 @@ export interface CredentialRuntime extends AuthRuntime {
 }
 
 const noop = async (): Promise<void> => {};
-
-/** Adds `no-store` to the response and to any error it becomes (error handlers may clear headers). */
-export function noStore(handler: Handler): Handler {
-  return async (ctx, params) => {
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('Pragma', 'no-cache');
-    try {
-      await handler(ctx, params);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      throw new ApiError(error.code, error.message, {
-        ...(error.errors === undefined ? {} : { errors: error.errors }),
-        headers: { ...error.headers, 'Cache-Control': 'no-store', Pragma: 'no-cache' },
-        ...(error.cause === undefined ? {} : { cause: error.cause }),
-      });
-    }
-  };
-}
 
 /** The body as a plain object, or 422. */
 function objectBody(body: unknown, fields: string): Record<string, unknown> {

@@ -9,13 +9,14 @@
 import type { Middleware } from 'koa';
 import { ApiError } from '../../errors.js';
 import { bodyReader } from '../../http/body.js';
+import { noStore } from '../../http/no-store.js';
 import { type RouteSpec, routeGroup } from '../../http/route-group.js';
 import { sessionOf } from '../../http/session.js';
 import type { AppContext, AppState, OrmAdapter, RawRecord, RecordId } from '../../types.js';
 import { isTruthyFlag } from '../admin-flag.js';
 import { storeRevocation } from '../credentials.js';
 import { passwordProblem } from '../password-policy.js';
-import { accountError, withHeaders } from './account-errors.js';
+import { accountError } from './account-errors.js';
 import type { AccountService } from './account-service.js';
 import { digestMatches, issueToken, notExpired, parseToken } from './account-tokens.js';
 
@@ -27,19 +28,6 @@ export const EMAIL_MAX_LENGTH = 254;
 export const TOKEN_MAX_LENGTH = 244;
 
 const noop = async (): Promise<void> => {};
-const NO_STORE = Object.freeze({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
-
-/** Adds `no-store` to the response and to any error it becomes (error handlers may clear headers). */
-function noStore(handler: Handler): Handler {
-  return async (ctx, params) => {
-    ctx.set(NO_STORE);
-    try {
-      await handler(ctx, params);
-    } catch (error) {
-      throw error instanceof ApiError ? withHeaders(error, NO_STORE) : error;
-    }
-  };
-}
 
 /** The body as a plain object, or 422. */
 function objectBody(body: unknown, fields: string): Record<string, unknown> {

@@ -7,10 +7,10 @@
 import type { Middleware } from 'koa';
 import { ApiError, type FieldError } from '../../errors.js';
 import { bodyReader } from '../../http/body.js';
+import { noStore } from '../../http/no-store.js';
 import { type RouteSpec, routeGroup } from '../../http/route-group.js';
 import { sessionOf } from '../../http/session.js';
 import type { AppContext, AppState } from '../../types.js';
-import { noStore } from '../credential-routes.js';
 import { storeRevocation } from '../credentials.js';
 import type { AuthRuntime } from '../runtime.js';
 import type { RefreshSessions } from './refresh-tokens.js';
