@@ -59,6 +59,7 @@ export class CrudRouter {
         extraRequiredOnCreate: plan.hooks()?.requiredOnCreate ?? [],
         ...(plan.hooks()?.fieldRules === undefined ? {} : { fieldRules: plan.hooks()?.fieldRules }),
         strict: this.options.strict,
+        like: this.options.like,
       });
       return;
     }

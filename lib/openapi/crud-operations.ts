@@ -3,7 +3,7 @@
  * patch and delete on `/{resource}/{id}`, each with the security and error responses it really has.
  */
 import { fieldAtPath, filterablePaths, selectableFields, sortableFields } from '../query/field-paths.js';
-import { LIKE_LIMITS, LIST_LIMITS, ORDERED_TYPES, TEXT_TYPES } from '../query/list-query.js';
+import { LIKE_LIMITS, LIST_LIMITS, type LikeLimits, ORDERED_TYPES, TEXT_TYPES } from '../query/list-query.js';
 import type { JsonSchema } from '../schema/json-schema.js';
 import { createSchema, fieldValueSchema, readSchema, updateSchema } from '../schema/model-schemas.js';
 import type { CrudMethod, FieldDescription, ModelDescription, Policy } from '../types.js';
@@ -69,7 +69,7 @@ function fieldsDescription(model: ModelDescription): string {
  * filterable field is its own one-level `deepObject` parameter (`filter[title]` with operator keys),
  * as generic query serializers refuse nested objects.
  */
-function listParameters(model: ModelDescription): Record<string, unknown>[] {
+function listParameters(model: ModelDescription, like: LikeLimits = LIKE_LIMITS): Record<string, unknown>[] {
   const sortKeys = sortableFields(model).flatMap((name) => [name, `-${name}`]);
   return [
     parameterRef('Limit'),
@@ -96,7 +96,7 @@ function listParameters(model: ModelDescription): Record<string, unknown>[] {
     },
     ...filterablePaths(model).flatMap((path) => {
       const field = fieldAtPath(model, path);
-      return field === undefined ? [] : [filterParameter(path, field)];
+      return field === undefined ? [] : [filterParameter(path, field, like)];
     }),
   ];
 }
@@ -116,7 +116,7 @@ function operandSchema(field: FieldDescription): JsonSchema {
  * The `filter[path]` parameter of one filterable field: an object of the operators the server
  * accepts for the field's type, each typed like the field (lists as comma-separated text).
  */
-function filterParameter(path: string, field: FieldDescription): Record<string, unknown> {
+function filterParameter(path: string, field: FieldDescription, like: LikeLimits): Record<string, unknown> {
   const operand = operandSchema(field);
   const properties: Record<string, JsonSchema> = {};
   const list = (description: string): JsonSchema => ({ type: 'string', description });
@@ -131,14 +131,15 @@ function filterParameter(path: string, field: FieldDescription): Record<string, 
     }
     properties.$in = list(`One of a comma-separated list (at most ${LIST_LIMITS.maxInItems} values).`);
     properties.$nin = list(`None of a comma-separated list (at most ${LIST_LIMITS.maxInItems} values).`);
-    if (TEXT_TYPES.has(field.type)) {
+    // An unbounded text field takes patterns only where the router opted it in (list-query.ts).
+    const patterns = field.type !== 'text' || like.textFields === true || like.textFields.has(path);
+    if (TEXT_TYPES.has(field.type) && patterns) {
       properties.$like = {
         type: 'string',
         description:
           'Case-sensitive pattern: `%` any run of characters, `_` one character, a backslash makes the next ' +
-          `character literal (\`\\%\`, \`\\_\`, \`\\\\\`). At most ${LIKE_LIMITS.maxLength} characters and ` +
-          `${LIKE_LIMITS.maxWildcards} wildcards unless the API raises the caps; unbounded text fields take ` +
-          'patterns only where the API allows it.',
+          `character literal (\`\\%\`, \`\\_\`, \`\\\\\`). At most ${like.maxLength} characters and ` +
+          `${like.maxWildcards} wildcards.`,
       };
       properties.$ilike = { type: 'string', description: 'Like `$like`, ignoring case.' };
     }
@@ -300,7 +301,7 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
         description:
           `Returns one page of ${many}. \`X-Total-Count\` gives the number of matches (skipped with \`count=false\`); ` +
           '`Link` gives the next and previous pages when there are such pages; with `after` it pages by keyset.',
-        parameters: listParameters(model),
+        parameters: listParameters(model, doc.like),
         success: {
           200: {
             description: `A page of ${many}.`,

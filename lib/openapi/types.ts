@@ -1,4 +1,5 @@
 /** What routers contribute to the OpenAPI document; the document builder turns them into OpenAPI 3.1. */
+import type { LikeLimits } from '../query/list-query.js';
 import type { JsonSchema } from '../schema/json-schema.js';
 import type { CrudMethod, ModelDescription, Policy } from '../types.js';
 
@@ -8,6 +9,8 @@ export interface CrudRoutesDoc {
   readonly description: ModelDescription;
   /** Path prefix before `/{resource}` (empty for the application root). */
   readonly prefix: string;
+  /** The router's `$like` caps and opted-in text fields (the defaults when omitted). */
+  readonly like?: LikeLimits;
   /** Every route requires the router's authentication dependency. */
   readonly secure: boolean;
   /** Name of the security scheme of the router's dependency, when secured. */

@@ -5,7 +5,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { FormatsPlugin } from 'ajv-formats';
 import addFormatsModule from 'ajv-formats';
 import { OpenApiRegistry } from '../../../lib/openapi/registry.js';
-import { crudDoc, placeDescription } from './fixtures.js';
+import type { CrudRoutesDoc } from '../../../lib/openapi/types.js';
+import { crudDoc, personDescription, placeDescription } from './fixtures.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
   addFormatsModule) as FormatsPlugin;
@@ -108,5 +109,26 @@ describe('OpenAPI of embedded objects, arrays, computed and lazy fields', () => 
     for (const name of ['address', 'tags', 'score', 'secret', 'address.city']) {
       assert.equal(keys.includes(name), false, name);
     }
+  });
+});
+
+describe('OpenAPI of $like and $ilike', () => {
+  const filterOperators = (like?: CrudRoutesDoc['like']) => {
+    const registry = new OpenApiRegistry({ title: 'People' });
+    registry.addCrud(crudDoc(personDescription(), like === undefined ? {} : { like }));
+    const parameters = at(registry.document(), 'paths', '/people', 'get').parameters as Json[];
+    return (name: string) => {
+      const parameter = parameters.find((p) => p.name === `filter[${name}]`) as Json;
+      return Object.keys(at(parameter, 'schema', 'properties'));
+    };
+  };
+
+  it('offers patterns on bounded text always, and on unbounded text only where the router opted it in', () => {
+    const defaults = filterOperators();
+    assert.ok(defaults('name').includes('$like') && defaults('name').includes('$ilike'));
+    assert.equal(defaults('bio').includes('$like'), false);
+    assert.equal(defaults('bio').includes('$ilike'), false);
+    const opted = filterOperators({ maxLength: 200, maxWildcards: 6, textFields: new Set(['bio']) });
+    assert.ok(opted('bio').includes('$like') && opted('bio').includes('$ilike'));
   });
 });
