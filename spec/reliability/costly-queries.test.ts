@@ -182,9 +182,9 @@ for (const target of databaseTargets().filter((name) => name === 'sqlite-memory'
         }
         const elapsed = performance.now() - started;
         assert.ok(elapsed < QUERY_TIMEOUT_MS + 2_000, `attacks answered after ${Math.round(elapsed)} ms`);
-        // 2× idle, with a few ms of slack: idle latency is a couple of ms on loopback.
+        // 2× idle, with slack for two cores shared with other CI steps: idle is a few ms on loopback.
         assert.ok(
-          during <= Math.max(2 * idle, idle + 25),
+          during <= Math.max(2 * idle, idle + 60),
           `idle ${idle.toFixed(1)} ms, during ${during.toFixed(1)} ms`,
         );
         // The server itself stopped the LIKE: nothing of it is still running (a cancelled backend

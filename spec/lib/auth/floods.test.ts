@@ -129,7 +129,7 @@ for (const target of databaseTargets()) {
       assert.equal(elsewhere.status, 409);
     });
 
-    it('keeps a correct login within 2x its idle latency under 60 parallel duplicate registrations', async () => {
+    it('keeps a correct login within 2x its idle latency (plus scheduling slack) under 60 parallel duplicate registrations', async () => {
       // A real cost, so that 60 hashes (the flaw) would cost seconds: the gap is the evidence.
       const flooded = await fx.variant({ bcrypt_cost: 10 });
       const user = await registerUser(flooded.server);
@@ -155,9 +155,10 @@ for (const target of databaseTargets()) {
         answers.every((answer) => answer.status === 409 || answer.status === 429),
         answers.map((answer) => answer.status).join(','),
       );
-      // 2x idle plus room for two shared cores; 60 hashes in the way would take seconds.
+      // 2x idle plus room for two cores shared with other CI steps (one login measured 439 ms against
+      // 96 ms idle there); 60 hashes in the way (the flaw) take about two seconds at cost 10.
       assert.ok(
-        during <= 2 * idle + 150,
+        during <= 2 * idle + 400,
         `login took ${during.toFixed(0)} ms under the flood, ${idle.toFixed(0)} ms idle`,
       );
     });
