@@ -5,8 +5,7 @@
  * bookkeeping happen atomically. A single Redis (or a primary with replicas) only: the scripts
  * touch keys of several hash slots, which Redis Cluster refuses.
  */
-import { ConfigurationError } from '../../errors.js';
-import type { RedisLike } from '../throttle/redis-store.js';
+import { RedisConnection, type RedisLike } from '../redis-connection.js';
 import type { RefreshRecord, RefreshTokenStore, StoreScope } from './store.js';
 
 /** Options of `RedisRefreshStore`: a client you manage, or a URL the store connects to. */
@@ -56,29 +55,17 @@ export class RedisRefreshStore implements RefreshTokenStore {
   readonly kind = 'redis';
   /** Prefix of every key the store writes. */
   readonly prefix: string;
-  private readonly url: string | undefined;
-  private client: Promise<RedisLike> | undefined;
-  private readonly owned: boolean;
+  readonly #redis: RedisConnection;
 
   constructor(options: RedisRefreshStoreOptions) {
-    if ((options?.client === undefined) === (options?.url === undefined)) {
-      throw new ConfigurationError('RedisRefreshStore needs exactly one of `client` or `url`.');
-    }
-    if (options.url !== undefined && !/^rediss?:\/\//.test(options.url)) {
-      throw new ConfigurationError(
-        `RedisRefreshStore url must start with redis:// or rediss://, got ${options.url}.`,
-      );
-    }
+    this.#redis = new RedisConnection('RedisRefreshStore', options);
     this.prefix = options.prefix ?? 'kma:refresh:';
-    this.url = options.url;
-    this.owned = options.client === undefined;
-    if (options.client !== undefined) this.client = Promise.resolve(options.client);
   }
 
   async insert(_scope: StoreScope, record: RefreshRecord): Promise<boolean> {
     // Kept a day past expiry, so a late token is told `refresh_token_expired` rather than unknown.
     const ttl = Math.max(1, Math.ceil(record.expiresAt - Date.now()) + EXPIRED_GRACE_MS);
-    const redis = await this.connection();
+    const redis = await this.#redis.client();
     const reply = await redis.eval(
       INSERT,
       3,
@@ -94,7 +81,7 @@ export class RedisRefreshStore implements RefreshTokenStore {
   }
 
   async find(_scope: StoreScope, id: string): Promise<RefreshRecord | undefined> {
-    const redis = await this.connection();
+    const redis = await this.#redis.client();
     const reply = await redis.eval(FIND, 1, this.key('t', id));
     if (typeof reply !== 'string') return undefined;
     const value = JSON.parse(reply) as RefreshRecord;
@@ -102,40 +89,21 @@ export class RedisRefreshStore implements RefreshTokenStore {
   }
 
   async revokeFamily(_scope: StoreScope, family: string): Promise<void> {
-    const redis = await this.connection();
+    const redis = await this.#redis.client();
     await redis.eval(REVOKE_FAMILY, 1, this.key('f', family), this.key('t', ''));
   }
 
   async revokeUser(_scope: StoreScope, user: string): Promise<void> {
-    const redis = await this.connection();
+    const redis = await this.#redis.client();
     await redis.eval(REVOKE_USER, 1, this.key('u', user), this.key('t', ''), this.key('f', ''));
   }
 
   /** Disconnects the client the store made itself (a client you passed is left open). */
   async close(): Promise<void> {
-    if (!this.owned || this.client === undefined) return;
-    const pending = this.client;
-    this.client = undefined;
-    await (await pending).quit();
+    await this.#redis.close();
   }
 
   private key(kind: 't' | 'f' | 'u', id: string): string {
     return `${this.prefix}${kind}:${id}`;
-  }
-
-  private connection(): Promise<RedisLike> {
-    this.client ??= this.connect(this.url as string);
-    return this.client;
-  }
-
-  private async connect(url: string): Promise<RedisLike> {
-    let module: { Redis: new (url: string, options: Record<string, unknown>) => RedisLike };
-    try {
-      module = (await import('ioredis')) as unknown as typeof module;
-    } catch {
-      throw new ConfigurationError('RedisRefreshStore needs the `ioredis` package: npm install ioredis.');
-    }
-    // Fail fast instead of queueing refreshes while Redis is away.
-    return new module.Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false });
   }
 }

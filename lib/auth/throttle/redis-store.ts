@@ -3,18 +3,10 @@
  * Redis key updated by a Lua script, so counting and starting the window are atomic. `ioredis`
  * is an optional peer dependency, imported only when the store builds its own client.
  */
-import { ConfigurationError } from '../../errors.js';
+import { RedisConnection, type RedisLike } from '../redis-connection.js';
 import type { ThrottleHit, ThrottleStore } from './store.js';
 
-/** The part of an ioredis client the store uses (an `ioredis` `Redis` or `Cluster` fits). */
-export interface RedisLike {
-  /** Runs a Lua script atomically (`EVAL`). */
-  eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
-  /** Deletes keys (`DEL`). */
-  del(...keys: string[]): Promise<number>;
-  /** Closes the connection once pending replies arrive (`QUIT`). */
-  quit(): Promise<unknown>;
-}
+export type { RedisLike } from '../redis-connection.js';
 
 /** Options of `RedisThrottleStore`: a client you manage, or a URL the store connects to. */
 export interface RedisThrottleStoreOptions {
@@ -44,27 +36,15 @@ return 0`;
 export class RedisThrottleStore implements ThrottleStore {
   /** Prefix of every key the store writes. */
   readonly prefix: string;
-  private readonly url: string | undefined;
-  private client: Promise<RedisLike> | undefined;
-  private readonly owned: boolean;
+  readonly #redis: RedisConnection;
 
   constructor(options: RedisThrottleStoreOptions) {
-    if ((options.client === undefined) === (options.url === undefined)) {
-      throw new ConfigurationError('RedisThrottleStore needs exactly one of `client` or `url`.');
-    }
-    if (options.url !== undefined && !/^rediss?:\/\//.test(options.url)) {
-      throw new ConfigurationError(
-        `RedisThrottleStore url must start with redis:// or rediss://, got ${options.url}.`,
-      );
-    }
+    this.#redis = new RedisConnection('RedisThrottleStore', options);
     this.prefix = options.prefix ?? 'kma:throttle:';
-    this.url = options.url;
-    this.owned = options.client === undefined;
-    if (options.client !== undefined) this.client = Promise.resolve(options.client);
   }
 
   async hit(key: string, windowSeconds: number): Promise<ThrottleHit> {
-    const redis = await this.connection();
+    const redis = await this.#redis.client();
     const reply = (await redis.eval(HIT, 1, this.prefix + key, Math.ceil(windowSeconds * 1000))) as [
       number,
       number,
@@ -74,36 +54,17 @@ export class RedisThrottleStore implements ThrottleStore {
   }
 
   async undo(key: string): Promise<void> {
-    const redis = await this.connection();
+    const redis = await this.#redis.client();
     await redis.eval(UNDO, 1, this.prefix + key);
   }
 
   async reset(key: string): Promise<void> {
-    const redis = await this.connection();
+    const redis = await this.#redis.client();
     await redis.del(this.prefix + key);
   }
 
   /** Disconnects the client the store made itself (a client you passed is left open). */
   async close(): Promise<void> {
-    if (!this.owned || this.client === undefined) return;
-    const pending = this.client;
-    this.client = undefined;
-    await (await pending).quit();
-  }
-
-  private connection(): Promise<RedisLike> {
-    this.client ??= this.connect(this.url as string);
-    return this.client;
-  }
-
-  private async connect(url: string): Promise<RedisLike> {
-    let module: { Redis: new (url: string, options: Record<string, unknown>) => RedisLike };
-    try {
-      module = (await import('ioredis')) as unknown as typeof module;
-    } catch {
-      throw new ConfigurationError('RedisThrottleStore needs the `ioredis` package: npm install ioredis.');
-    }
-    // Fail fast instead of queueing logins while Redis is away.
-    return new module.Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false });
+    await this.#redis.close();
   }
 }
