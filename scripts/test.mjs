@@ -1,9 +1,9 @@
 // Runs the compiled test suite (dist/spec/**/*.test.js) with node's test runner.
 // Usage: npm test [-- <path filter> ...]; KMA_DATABASES=sqlite-memory,postgresql narrows the targets.
 // A run never hangs: every test and hook fails after KMA_TEST_TIMEOUT_MS (default 120 s, about five
-// times the slowest test seen on a loaded two-core machine, the 22 s Swagger UI browser run), and a
-// test file whose tests have all ended exits even if it left a server or a timer behind
-// (--test-force-exit), so one leaked handle cannot keep the whole run waiting.
+// times the slowest test seen on a loaded two-core machine, the 22 s Swagger UI browser run).
+// No --test-force-exit: it ends a file as soon as the tests registered so far have run, so a suite
+// registered after a top-level await (a database probe per target) could silently never run.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -44,7 +44,6 @@ const result = spawnSync(
     '--test',
     '--test-concurrency=2',
     `--test-timeout=${timeoutMs}`,
-    '--test-force-exit',
     '--test-reporter=spec',
     ...files,
   ],
