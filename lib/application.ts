@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import Koa, { type Middleware, type Next } from 'koa';
+import { PlanDirectory } from './crud/plan-directory.js';
 import { ConfigurationError } from './errors.js';
 import { DEFAULT_BODY_LIMIT } from './http/body.js';
 import { healthRoutes } from './http/health.js';
@@ -78,6 +79,8 @@ export class Application {
   readonly logger: Logger;
   /** Path of the OpenAPI document. */
   readonly openapiPath = '/openapi.json';
+  /** The routers' plans by model: where relations find the router of their target. */
+  readonly plans = new PlanDirectory();
   private readonly groups = new Map<string, Middleware<AppState>>();
   private readonly descriptions = new Map<ModelClass, ModelDescription>();
   private readonly shutdownTimeoutMs: number;

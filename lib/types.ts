@@ -26,9 +26,12 @@ export type FieldType =
   | 'object'
   | 'array';
 
-/** A many-to-one relation, exposed in JSON as the referenced record's primary key. */
+/**
+ * A many-to-one (or owning one-to-one) relation, exposed in JSON as the referenced record's
+ * primary key, or as the record itself when a request names it in `include=`.
+ */
 export interface RelationDescription {
-  /** The only relation kind the core exposes. */
+  /** A to-one relation held by this model (an owning one-to-one is described the same way). */
   readonly kind: 'many-to-one';
   /** Name of the referenced model (its class name). */
   readonly target: string;
@@ -36,6 +39,32 @@ export interface RelationDescription {
   readonly targetModel?: ModelClass;
   /** Primary key property of the referenced model. */
   readonly targetKey: string;
+}
+
+/**
+ * A to-many relation of a model. It is not part of a record: a request names it in `include=` to
+ * have the related records embedded, and a writable one is set as an array of target keys.
+ */
+export interface CollectionDescription {
+  /** The relation's JSON name: its name in `include=` and, when writable, in request bodies. */
+  readonly name: string;
+  /** One-to-many (the target holds a many-to-one back to this model) or many-to-many. */
+  readonly kind: 'one-to-many' | 'many-to-many';
+  /** Name of the target model (its class name). */
+  readonly target: string;
+  /** The target model class. */
+  readonly targetModel: ModelClass;
+  /** Primary key field of the target model. */
+  readonly targetKey: string;
+  /** The type of the target's primary key (the type of each item of a write). */
+  readonly targetKeyType: FieldType;
+  /** For one-to-many: the target's many-to-one field that holds this model's key. */
+  readonly inverseField?: string;
+  /**
+   * A client may set it on create and update as an array of target keys (many-to-many only);
+   * the adapter replaces the whole set in the same transaction as the record.
+   */
+  readonly writable: boolean;
 }
 
 /** One field (column) of a model, as the core sees it. The JSON key is `name`. */
@@ -106,6 +135,8 @@ export interface ModelDescription {
   readonly fieldsByName: ReadonlyMap<string, FieldDescription>;
   /** The model class this description was built from. */
   readonly model: ModelClass;
+  /** The to-many relations (one-to-many, many-to-many); absent or empty when there are none. */
+  readonly collections?: readonly CollectionDescription[];
 }
 
 /** A plain row as an adapter returns it: property names as keys, JS values (Date, boolean…). */
@@ -130,7 +161,10 @@ export type FilterOperator =
 
 /** One condition of a list query; `value` is already coerced to the field's type. */
 export interface FilterCondition {
-  /** Name of the field the condition tests; a dotted path (`address.city`) into an `object` field. */
+  /**
+   * Name of the field the condition tests; a dotted path (`address.city`) into an `object` field,
+   * or through a many-to-one relation to a field of its target (`owner.username`).
+   */
   readonly field: string;
   /** The comparison to apply. */
   readonly op: FilterOperator;
@@ -140,7 +174,7 @@ export interface FilterCondition {
 
 /** One sort key. */
 export interface SortKey {
-  /** Name of the field to sort by. */
+  /** Name of the field to sort by, or a path through a many-to-one relation (`category.name`). */
   readonly field: string;
   /** Ascending or descending order. */
   readonly direction: 'asc' | 'desc';
@@ -168,6 +202,14 @@ export interface ListQuery {
    * lazy field when it is named here, and may load only these fields (plus the primary key).
    */
   readonly fields?: readonly string[];
+}
+
+/** One link of a to-many relation: an owner's key and the key of one related record. */
+export interface RelationLink {
+  /** Primary key of the owning record (the model that declares the collection). */
+  readonly owner: RecordId;
+  /** Primary key of the related record (the collection's target). */
+  readonly target: RecordId;
 }
 
 /** What an adapter returns for a list query. */
@@ -198,9 +240,28 @@ export interface OrmAdapter<Session = unknown> {
   get(session: Session, model: ModelClass, id: RecordId): Promise<RawRecord | undefined>;
   /** The first row whose `field` equals `value` (used by the auth plugin), or `undefined`. */
   findBy(session: Session, model: ModelClass, field: string, value: unknown): Promise<RawRecord | undefined>;
-  /** Insert a row from validated data; returns the stored row (with generated values). */
+  /**
+   * For `include=` of a to-many relation: the links of the given owners, in one statement however
+   * many owners there are. Each owner's links are ordered by target key, at most `perOwner` of
+   * them; owners with none have no link. Required when a model has collections.
+   */
+  links?(
+    session: Session,
+    model: ModelClass,
+    collection: string,
+    owners: readonly RecordId[],
+    perOwner: number,
+  ): Promise<readonly RelationLink[]>;
+  /**
+   * Insert a row from validated data; returns the stored row (with generated values). Data may
+   * hold a writable collection as an array of existing target keys: the links are written in the
+   * same transaction as the row.
+   */
   create(session: Session, model: ModelClass, data: Readonly<RawRecord>): Promise<RawRecord>;
-  /** Change the given fields; returns the stored row, or `undefined` when there is no such row. */
+  /**
+   * Change the given fields; returns the stored row, or `undefined` when there is no such row. A
+   * writable collection given as an array of keys replaces the record's links, in one transaction.
+   */
   update(
     session: Session,
     model: ModelClass,

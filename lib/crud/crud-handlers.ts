@@ -3,13 +3,12 @@
  * the id, then the stored record, then the policy, then the body — so that a caller who may not
  * act learns nothing from validation messages.
  */
-import type { Middleware } from 'koa';
 import { ApiError } from '../errors.js';
 import type { RouteSpec } from '../http/route-group.js';
 import { sessionOf } from '../http/session.js';
 import { coerceId } from '../query/coerce.js';
 import { encodeCursor } from '../query/cursor.js';
-import { type ParsedListQuery, parseListQuery } from '../query/list-query.js';
+import { type ParsedListQuery, parseListQuery, parseReadInclude } from '../query/list-query.js';
 import { compileSerializer } from '../schema/serializer.js';
 import type {
   AppContext,
@@ -21,57 +20,10 @@ import type {
   RawRecord,
   RecordId,
 } from '../types.js';
+import { admitRelationRead, authenticate, enforce } from './access.js';
+import { checkCollectionKeys } from './collection-writes.js';
 import type { CrudPlan } from './crud-plan.js';
-
-const noop = async (): Promise<void> => {};
-
-/** Runs one authentication middleware to its end (any thenable a custom one returns is awaited). */
-async function run(dependency: Middleware<AppState>, ctx: AppContext): Promise<void> {
-  await dependency(ctx, noop);
-}
-
-/**
- * Authenticates the caller, the one way every route does: a secured router's dependency first;
- * then, while there is still no user, the method policy's own `authenticate` (so that an unsecured
- * router can guard some methods, and an anonymous caller gets its 401 before learning whether a
- * record exists). Returns a promise only when a dependency runs.
- */
-function authenticate(plan: CrudPlan, ctx: AppContext, method: CrudMethod): undefined | Promise<void> {
-  if (ctx.state.user !== undefined) return undefined;
-  const { secure, authDependency, policies } = plan.options;
-  const router = secure ? authDependency : undefined;
-  const policy = policies[method]?.authenticate;
-  if (router === undefined) return policy === undefined ? undefined : run(policy, ctx);
-  if (policy === undefined || policy === router) return run(router, ctx);
-  return run(router, ctx).then(() => (ctx.state.user === undefined ? run(policy, ctx) : undefined));
-}
-
-/**
- * The method's policy decides on the authenticated caller: 401 without a user when one is needed,
- * 403 when refused. Returns a promise only when `allows` answers with one, so that the usual
- * synchronous policy costs the request no promise.
- */
-function enforce(
-  plan: CrudPlan,
-  ctx: AppContext,
-  method: CrudMethod,
-  record?: RawRecord,
-): undefined | Promise<void> {
-  const policy: Policy | undefined = plan.options.policies[method];
-  if (policy === undefined) return undefined;
-  const user = ctx.state.user;
-  if (policy.requiresUser && user === undefined) throw ApiError.unauthorized();
-  const input: PolicyInput =
-    record === undefined ? { user, method, model: plan.model } : { user, method, model: plan.model, record };
-  const allowed = policy.allows(input);
-  if (typeof allowed === 'boolean') {
-    if (!allowed) throw ApiError.forbidden();
-    return undefined;
-  }
-  return Promise.resolve(allowed).then((yes) => {
-    if (!yes) throw ApiError.forbidden();
-  });
-}
+import { embed, fieldsToLoad as relatedFieldsToLoad } from './includes.js';
 
 /** Authentication, then the policy's decision: the checks of a route without a stored record. */
 async function admit(plan: CrudPlan, ctx: AppContext, method: CrudMethod): Promise<void> {
@@ -137,16 +89,35 @@ function offsetLinks(ctx: AppContext, query: ParsedListQuery, hasNext: boolean):
  * The fields a list with `fields=` asks the adapter for: the selection, plus the sort keys when
  * the next page's cursor is built from the last row (the serializer still sends the selection only).
  */
-function fieldsToLoad(query: ParsedListQuery): readonly string[] | undefined {
-  const { fields, cursorShape, sort } = query;
-  if (fields === undefined || cursorShape === undefined) return fields;
-  const missing = sort.filter((key) => !fields.includes(key.field)).map((key) => key.field);
+function fieldsToLoad(plan: CrudPlan, query: ParsedListQuery): readonly string[] | undefined {
+  const { cursorShape, sort, include } = query;
+  let fields = query.fields;
+  if (fields === undefined) return undefined;
+  if (include !== undefined) fields = relatedFieldsToLoad(plan, fields, include) ?? fields;
+  if (cursorShape === undefined) return fields;
+  const loaded = fields;
+  const missing = sort.filter((key) => !loaded.includes(key.field)).map((key) => key.field);
   return missing.length === 0 ? fields : [...fields, ...missing];
+}
+
+/** Checks that the caller may read the targets of the relations filters and sort keys go through. */
+async function admitThroughRelations(
+  plan: CrudPlan,
+  ctx: AppContext,
+  names: readonly string[],
+): Promise<void> {
+  const relations = plan.relations();
+  for (const name of names) {
+    const relation = relations.find((candidate) => candidate.name === name);
+    if (relation !== undefined)
+      await admitRelationRead(relation.plan, ctx, `Filtering or sorting through "${name}"`);
+  }
 }
 
 async function list(plan: CrudPlan, ctx: AppContext): Promise<void> {
   await admit(plan, ctx, 'GET');
-  const query = parseListQuery(plan.model, ctx.querystring, plan.listOptions);
+  const query = parseListQuery(plan.model, ctx.querystring, plan.listOptions());
+  if (query.throughRelations !== undefined) await admitThroughRelations(plan, ctx, query.throughRelations);
   const policy = plan.options.policies.GET;
   const scope: readonly FilterCondition[] =
     policy?.scope?.({ user: ctx.state.user, method: 'GET', model: plan.model }) ?? [];
@@ -160,7 +131,7 @@ async function list(plan: CrudPlan, ctx: AppContext): Promise<void> {
     offset: query.offset,
     withTotal: query.withTotal,
     ...(query.after === undefined ? {} : { after: query.after }),
-    ...(query.fields === undefined ? {} : { fields: fieldsToLoad(query) }),
+    ...(query.fields === undefined ? {} : { fields: fieldsToLoad(plan, query) }),
   });
   const more = probe ? result.rows.length > query.limit : query.offset + query.limit < (result.total ?? 0);
   const rows = probe && more ? result.rows.slice(0, query.limit) : result.rows;
@@ -173,8 +144,10 @@ async function list(plan: CrudPlan, ctx: AppContext): Promise<void> {
       : more && last !== undefined
         ? `${pageUrl(ctx, { after: encodeCursor(plan.model, query.cursorShape, query.sort, last), limit: String(query.limit) })}; rel="next"`
         : '';
+  const body = rows.map(serialize);
+  if (query.include !== undefined) await embed(ctx, plan, rows, body, query.include);
   if (link !== '') ctx.set('Link', link);
-  send(ctx, 200, rows.map(serialize));
+  send(ctx, 200, body);
 }
 
 /** Validated, hook-prepared data of a write; the owner comes from the caller on create. */
@@ -186,6 +159,7 @@ async function writeData(
 ): Promise<RawRecord> {
   const body = await plan.readBody(ctx);
   let data = plan.validate(mode, body);
+  await checkCollectionKeys(plan, ctx, data);
   const hooks = plan.hooks();
   if (hooks !== undefined) data = await hooks.prepare(data, mode, ctx, current);
   if (mode === 'create' && plan.ownerField !== undefined && ctx.state.user !== undefined) {
@@ -211,7 +185,10 @@ async function read(
   const { row } = await authenticatedRecord(plan, ctx, 'GET', params.id);
   const pending = enforce(plan, ctx, 'GET', row);
   if (pending !== undefined) await pending;
-  send(ctx, 200, plan.serialize(row));
+  const include = parseReadInclude(plan.model, ctx.querystring, plan.relations());
+  const body = plan.serialize(row);
+  if (include !== undefined) await embed(ctx, plan, [row], [body], include);
+  send(ctx, 200, body);
 }
 
 async function update(

@@ -1,5 +1,6 @@
 /** Options of `CrudRouter`, checked once when the router is created. */
 import { ConfigurationError } from '../errors.js';
+import { INCLUDE_LIMITS } from '../model/relations.js';
 import { LIKE_LIMITS, type LikeLimits } from '../query/list-query.js';
 import type { AuthDependency, CrudMethod, ModelClass, OrmAdapter, Policy } from '../types.js';
 
@@ -47,6 +48,16 @@ export interface CrudRouterOptions {
   readonly adapter?: OrmAdapter;
   /** Caps of `$like`/`$ilike` patterns and the `text` fields they may apply to. */
   readonly like?: CrudLikeOptions;
+  /**
+   * Relations requests may name in `include=` and filter or sort through: `true` (default) for
+   * every relation whose target model is served by a router of the same application, a list of
+   * relation names, or `false` for none.
+   */
+  readonly include?: boolean | readonly string[];
+  /** Most records of one to-many relation embedded per record (default 100, at most 1000). */
+  readonly include_limit?: number;
+  /** Alias of `include_limit`. */
+  readonly includeLimit?: number;
 }
 
 /** The options after defaults and checks. */
@@ -69,6 +80,10 @@ export interface ResolvedCrudOptions {
   readonly adapter: OrmAdapter | undefined;
   /** Pattern caps and text-field opt-ins (field names are checked against the model later). */
   readonly like: LikeLimits;
+  /** The relations requests may use: all served ones (`true`), those named, or none (`false`). */
+  readonly include: boolean | readonly string[];
+  /** Most records of one to-many relation embedded per record. */
+  readonly includeLimit: number;
 }
 
 const METHODS: readonly CrudMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -121,6 +136,29 @@ function resolveLike(model: string, like: CrudLikeOptions | undefined): LikeLimi
   };
 }
 
+/** The `include` option, checked for shape (names are checked against the model later). */
+function resolveInclude(model: string, include: unknown): boolean | readonly string[] {
+  if (include === undefined) return true;
+  if (typeof include === 'boolean') return include;
+  if (Array.isArray(include) && include.every((name) => typeof name === 'string' && name !== '')) {
+    return [...new Set(include as string[])];
+  }
+  throw new ConfigurationError(
+    `CrudRouter for ${model}: include must be true, false or a list of relation names such as ['owner', 'tags'].`,
+  );
+}
+
+/** The `include_limit` option: a whole number from 1 to the largest allowed. */
+function resolveIncludeLimit(model: string, value: unknown): number {
+  if (value === undefined) return INCLUDE_LIMITS.defaultLimit;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > INCLUDE_LIMITS.maxLimit) {
+    throw new ConfigurationError(
+      `CrudRouter for ${model}: include_limit must be a whole number from 1 to ${INCLUDE_LIMITS.maxLimit}.`,
+    );
+  }
+  return value;
+}
+
 /** Checks the options and fills in defaults; throws `ConfigurationError` on a mistake. */
 export function resolveCrudOptions(options: CrudRouterOptions): ResolvedCrudOptions {
   if (typeof options?.model !== 'function') {
@@ -163,5 +201,7 @@ export function resolveCrudOptions(options: CrudRouterOptions): ResolvedCrudOpti
     ownerField: options.owner_field ?? options.ownerField,
     adapter: options.adapter,
     like: resolveLike(options.model.name, options.like),
+    include: resolveInclude(options.model.name, options.include),
+    includeLimit: resolveIncludeLimit(options.model.name, options.include_limit ?? options.includeLimit),
   };
 }

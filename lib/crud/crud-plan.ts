@@ -5,13 +5,34 @@
 import { ConfigurationError } from '../errors.js';
 import { bodyReader } from '../http/body.js';
 import { detectOwnerField } from '../model/ownership.js';
+import type { IncludableRelation } from '../model/relations.js';
 import { type WriteHooks, writeHooksOf } from '../model/write-hooks.js';
 import { fieldAtPath } from '../query/field-paths.js';
 import type { ListQueryOptions } from '../query/list-query.js';
 import { compileSerializer, type Serializer } from '../schema/serializer.js';
 import { compileWriteValidator } from '../schema/write-validator.js';
-import type { AppContext, ModelDescription, OrmAdapter, RawRecord } from '../types.js';
+import type { AppContext, ModelClass, ModelDescription, OrmAdapter, RawRecord } from '../types.js';
 import type { ResolvedCrudOptions } from './crud-options.js';
+
+/** A relation whose target is served, with the plan of the router serving it. */
+export interface ServedRelation extends IncludableRelation {
+  /** The plan of the router that serves the target model (its rules apply to embedded records). */
+  readonly plan: CrudPlan;
+  /** The target router's own served relations. */
+  nested(): readonly ServedRelation[];
+}
+
+/**
+ * Where the plans of one application (or, on a plain Koa app, of one adapter) are found by model,
+ * so that a relation's target is read through its own router. `version` grows with every plan
+ * added, so that what was resolved against it can tell when to resolve again.
+ */
+export interface PlanLookup {
+  /** The plan serving a model, the first one registered for it. */
+  planOf(model: ModelClass): CrudPlan | undefined;
+  /** Grows each time a plan is added. */
+  readonly version: number;
+}
 
 /** The compiled pieces of one router. */
 export interface CrudPlan {
@@ -25,12 +46,14 @@ export interface CrudPlan {
   /** Set from the caller on create and never written by a client. */
   readonly ownerField: string | undefined;
   readonly readOnlyFields: ReadonlySet<string>;
-  /** What list queries of this router accept beyond the defaults (`$like` caps and opt-ins). */
-  readonly listOptions: ListQueryOptions;
+  /** What list queries of this router accept beyond the defaults (`$like` caps, relations). */
+  listOptions(): ListQueryOptions;
   /** Validates a create or update body against the current write hooks. */
   validate(mode: 'create' | 'update', body: unknown): RawRecord;
   /** The write hooks of the model at this moment (plugins may attach them after registration). */
   hooks(): WriteHooks | undefined;
+  /** The relations requests may include, filter and sort through (resolved against the lookup). */
+  relations(): readonly ServedRelation[];
 }
 
 /** Whether the router knows its callers: secured, or some policy needs a user. */
@@ -78,14 +101,94 @@ function checkLikeTextFields(options: ResolvedCrudOptions, model: ModelDescripti
   }
 }
 
+/** The names of the model's relations: its relation fields and its collections. */
+function relationNames(model: ModelDescription): string[] {
+  return [
+    ...model.fields
+      .filter((field) => field.relation !== undefined && !field.hidden)
+      .map((field) => field.name),
+    ...(model.collections ?? []).map((collection) => collection.name),
+  ];
+}
+
+/** Checks that an `include` list names relations of the model. */
+function checkIncludeNames(options: ResolvedCrudOptions, model: ModelDescription): void {
+  if (typeof options.include === 'boolean') return;
+  const names = relationNames(model);
+  for (const name of options.include) {
+    if (!names.includes(name)) {
+      throw new ConfigurationError(
+        `CrudRouter for ${model.name}: include names "${name}", which is not a relation of ${model.name}; its relations: ${names.join(', ') || 'none'}.`,
+      );
+    }
+  }
+}
+
+/** The model's relations the options allow whose target model a plan of the lookup serves. */
+function resolveRelations(
+  options: ResolvedCrudOptions,
+  adapter: OrmAdapter,
+  model: ModelDescription,
+  lookup: PlanLookup,
+): ServedRelation[] {
+  if (options.include === false) return [];
+  const allowed = options.include === true ? undefined : new Set(options.include);
+  const served: ServedRelation[] = [];
+  for (const field of model.fields) {
+    const targetModel = field.relation?.targetModel;
+    if (targetModel === undefined || field.hidden || (allowed !== undefined && !allowed.has(field.name)))
+      continue;
+    const plan = lookup.planOf(targetModel);
+    // A target served over another adapter lives in another database: it cannot be read with this one.
+    if (plan === undefined || plan.adapter !== adapter) continue;
+    served.push({
+      name: field.name,
+      kind: 'many-to-one',
+      target: plan.model,
+      field,
+      plan,
+      nested: () => plan.relations(),
+    });
+  }
+  // An adapter without `links` cannot embed collections (the contract makes it optional).
+  const collections = typeof adapter.links === 'function' ? (model.collections ?? []) : [];
+  for (const collection of collections) {
+    if (allowed !== undefined && !allowed.has(collection.name)) continue;
+    const plan = lookup.planOf(collection.targetModel);
+    if (plan === undefined || plan.adapter !== adapter) continue;
+    served.push({
+      name: collection.name,
+      kind: collection.kind,
+      target: plan.model,
+      collection,
+      plan,
+      nested: () => plan.relations(),
+    });
+  }
+  return served;
+}
+
 /** Compiles a router's plan for an adapter; throws `ConfigurationError` for what cannot be served. */
 export function compileCrudPlan(
   options: ResolvedCrudOptions,
   adapter: OrmAdapter,
   bodyLimit: number,
+  lookup: PlanLookup,
 ): CrudPlan {
   const model = adapter.describe(options.model);
   checkLikeTextFields(options, model);
+  checkIncludeNames(options, model);
+  let relations: ServedRelation[] = [];
+  let listOptions: ListQueryOptions = { like: options.like, relations };
+  let resolvedAt = -1;
+  const served = (): readonly ServedRelation[] => {
+    if (resolvedAt !== lookup.version) {
+      relations = resolveRelations(options, adapter, model, lookup);
+      listOptions = { like: options.like, relations };
+      resolvedAt = lookup.version;
+    }
+    return relations;
+  };
   const ownerField = knowsCaller(options) ? ownerFieldOf(options, model) : undefined;
   const readOnlyFields: ReadonlySet<string> = new Set(ownerField === undefined ? [] : [ownerField]);
   const compiled = new Map<string, (body: unknown) => RawRecord>();
@@ -126,8 +229,12 @@ export function compileCrudPlan(
     readBody: bodyReader({ limit: bodyLimit }),
     ownerField,
     readOnlyFields,
-    listOptions: { like: options.like },
+    listOptions: () => {
+      served();
+      return listOptions;
+    },
     validate: (mode, body) => validatorFor(mode)(body),
     hooks: () => writeHooksOf(options.model),
+    relations: served,
   };
 }

@@ -9,6 +9,7 @@ import type { AppContext, AppState, OrmAdapter } from '../types.js';
 import { crudRoutes } from './crud-handlers.js';
 import { type CrudRouterOptions, type ResolvedCrudOptions, resolveCrudOptions } from './crud-options.js';
 import { type CrudPlan, compileCrudPlan } from './crud-plan.js';
+import { adapterDirectory, type PlanDirectory } from './plan-directory.js';
 
 /**
  * Generates `GET/POST /{resource}` and `GET/PUT/PATCH/DELETE /{resource}/{id}` for a model.
@@ -20,22 +21,26 @@ import { type CrudPlan, compileCrudPlan } from './crud-plan.js';
 export class CrudRouter {
   /** The checked options. */
   readonly options: ResolvedCrudOptions;
-  private readonly plans = new WeakMap<OrmAdapter, { plan: CrudPlan; middleware: Middleware<AppState> }>();
+  // One plan per directory (an application, or an adapter for plain Koa use): a router registered
+  // on two applications over one adapter finds each application's own routers for its relations.
+  private readonly plans = new WeakMap<PlanDirectory, { plan: CrudPlan; middleware: Middleware<AppState> }>();
 
   constructor(options: CrudRouterOptions) {
     this.options = resolveCrudOptions(options);
   }
 
-  /** Compiles (once per adapter) the plan and its route table. */
+  /** Compiles (once per directory) the plan and its route table, and lists the plan in the directory. */
   private compiled(
     adapter: OrmAdapter,
     bodyLimit: number,
+    directory: PlanDirectory,
   ): { plan: CrudPlan; middleware: Middleware<AppState> } {
-    let entry = this.plans.get(adapter);
+    let entry = this.plans.get(directory);
     if (entry === undefined) {
-      const plan = compileCrudPlan(this.options, adapter, bodyLimit);
+      const plan = compileCrudPlan(this.options, adapter, bodyLimit, directory);
       entry = { plan, middleware: routeGroup(plan.basePath, crudRoutes(plan)) };
-      this.plans.set(adapter, entry);
+      this.plans.set(directory, entry);
+      directory.add(plan);
     }
     return entry;
   }
@@ -44,7 +49,7 @@ export class CrudRouter {
   register_routes(app: Application | Koa<AppState> | Koa): void {
     if (app instanceof Application) {
       const adapter = this.options.adapter ?? app.adapter;
-      const { plan, middleware } = this.compiled(adapter, app.bodyLimit);
+      const { plan, middleware } = this.compiled(adapter, app.bodyLimit, app.plans);
       app.mount(plan.basePath.split('/')[1] ?? '', middleware);
       app.openapi.addCrud({
         description: plan.model,
@@ -60,6 +65,8 @@ export class CrudRouter {
         ...(plan.hooks()?.fieldRules === undefined ? {} : { fieldRules: plan.hooks()?.fieldRules }),
         strict: this.options.strict,
         like: this.options.like,
+        relations: () => plan.relations(),
+        includeLimit: this.options.includeLimit,
       });
       return;
     }
@@ -79,9 +86,13 @@ export class CrudRouter {
    */
   middleware(options: { bodyLimit?: number } = {}): Middleware<AppState> {
     const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    // With its own adapter the router compiles now, so that routers of related models find it
+    // before its first request; otherwise it compiles on its first request.
+    const own = this.options.adapter;
+    if (own !== undefined) this.compiled(own, bodyLimit, adapterDirectory(own));
     return (ctx: AppContext, next: Next) => {
       const adapter = requireAdapter(ctx, this.options.adapter);
-      return this.compiled(adapter, bodyLimit).middleware(ctx, next);
+      return this.compiled(adapter, bodyLimit, adapterDirectory(adapter)).middleware(ctx, next);
     };
   }
 }

@@ -1,4 +1,6 @@
 /** What routers contribute to the OpenAPI document; the document builder turns them into OpenAPI 3.1. */
+
+import type { IncludableRelation } from '../model/relations.js';
 import type { LikeLimits } from '../query/list-query.js';
 import type { JsonSchema } from '../schema/json-schema.js';
 import type { CrudMethod, ModelDescription, Policy } from '../types.js';
@@ -31,6 +33,13 @@ export interface CrudRoutesDoc {
    * username, which its write hooks check).
    */
   readonly fieldRules?: Readonly<Record<string, JsonSchema>>;
+  /**
+   * The relations requests may include, filter and sort through, resolved when the document is
+   * built (every router is registered by then). Absent: none.
+   */
+  readonly relations?: () => readonly IncludableRelation[];
+  /** Most records of one to-many relation embedded per record (the router's `include_limit`). */
+  readonly includeLimit?: number;
 }
 
 /** A plain OpenAPI operation object (JSON), as a plugin writes it. */

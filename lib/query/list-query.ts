@@ -9,6 +9,7 @@
  * what was wrong.
  */
 import { ApiError } from '../errors.js';
+import type { IncludableRelation } from '../model/relations.js';
 import type {
   FieldDescription,
   FilterCondition,
@@ -20,6 +21,7 @@ import type {
 import { coerceQueryValue } from './coerce.js';
 import { cursorShape, decodeCursor } from './cursor.js';
 import { fieldAtPath, isQueryable } from './field-paths.js';
+import { type IncludeRequest, includeRequests, parseInclude, selectIncludedField } from './include.js';
 import { likeCost } from './like-pattern.js';
 
 /** Default and largest page size. */
@@ -70,12 +72,18 @@ export const LIKE_LIMITS: LikeLimits = { maxLength: 100, maxWildcards: 4, textFi
 export interface ListQueryOptions {
   /** Pattern caps and text-field opt-ins; `LIKE_LIMITS` when not given. */
   readonly like?: LikeLimits;
+  /** The relations `include=`, filters and sort may use; none when not given. */
+  readonly relations?: readonly IncludableRelation[];
 }
 
 /** A parsed list request: the adapter query (with the field selection, `fields`) plus the keyset shape. */
 export interface ParsedListQuery extends ListQuery {
   /** Set when the request pages by keyset (`after`, possibly empty): what its cursors are bound to. */
   readonly cursorShape?: string;
+  /** The relations to embed in each record (`include=`). */
+  readonly include?: readonly IncludeRequest[];
+  /** The relations filters and sort keys go through (their target's read rules apply). */
+  readonly throughRelations?: readonly string[];
 }
 
 /** Field types the range operators (`$gt` … `$lte`) compare; the OpenAPI document offers them on these only. */
@@ -156,13 +164,56 @@ function filterField(model: ModelDescription, path: string): FieldDescription {
   return field;
 }
 
-function parseSort(model: ModelDescription, raw: string): SortKey[] {
+/**
+ * The target field of a path through a many-to-one relation (`owner.username`), or `undefined`
+ * when the path's first step is not such a relation. One step through the relation, then a
+ * readable top-level field of its target; anything else there is the 400 of an unknown field.
+ */
+function relatedField(
+  path: string,
+  parameter: 'filter' | 'sort',
+  relations: readonly IncludableRelation[],
+): { relation: string; field: FieldDescription } | undefined {
+  const dot = path.indexOf('.');
+  if (dot < 0) return undefined;
+  const relation = relations.find((candidate) => candidate.name === path.slice(0, dot));
+  if (relation === undefined) return undefined;
+  const name = path.slice(dot + 1);
+  if (relation.kind !== 'many-to-one') {
+    throw ApiError.invalidQuery(
+      `${parameter}: "${path}" goes through the to-many relation "${relation.name}"; ${parameter} may go through many-to-one relations only.`,
+    );
+  }
+  const field = relation.target.fieldsByName.get(name);
+  if (field === undefined || field.hidden) {
+    throw ApiError.invalidQuery(`${parameter}: ${relation.target.name} has no readable field "${name}".`);
+  }
+  if (!isQueryable(field) || (parameter === 'sort' && field.type === 'json')) {
+    throw notQueryable(field, path, parameter);
+  }
+  return { relation: relation.name, field };
+}
+
+function parseSort(
+  model: ModelDescription,
+  raw: string,
+  relations: readonly IncludableRelation[],
+  through: Set<string>,
+): SortKey[] {
   const keys: SortKey[] = [];
   const seen = new Set<string>();
   for (const part of raw.split(',')) {
     const descending = part.startsWith('-');
     const name = descending || part.startsWith('+') ? part.slice(1) : part;
     if (name === '') throw ApiError.invalidQuery('sort: empty sort key.');
+    const related = model.fieldsByName.has(name) ? undefined : relatedField(name, 'sort', relations);
+    if (related !== undefined) {
+      if (seen.has(name)) throw ApiError.invalidQuery(`sort: "${name}" is named twice.`);
+      seen.add(name);
+      through.add(related.relation);
+      keys.push({ field: name, direction: descending ? 'desc' : 'asc' });
+      continue;
+    }
     const field = readableField(model, name, 'sort');
     if (!isQueryable(field)) throw notQueryable(field, name, 'sort');
     if (field.type === 'json') throw ApiError.invalidQuery(`sort: JSON field "${name}" cannot be sorted.`);
@@ -173,15 +224,37 @@ function parseSort(model: ModelDescription, raw: string): SortKey[] {
   return keys;
 }
 
-/** The selection of `fields=`: top-level readable fields, lazy and non-queryable ones included. */
-function parseFields(model: ModelDescription, raw: string): string[] {
-  const names = raw.split(',');
+/**
+ * The selection of `fields=`: top-level readable fields, lazy and non-queryable ones included. A
+ * dotted name whose first step is an included relation selects a field of the embedded records
+ * instead (`owner.username`); it is routed into the include tree, not into the selection.
+ */
+function parseFields(
+  model: ModelDescription,
+  raw: string,
+  included: ReturnType<typeof parseInclude>,
+): string[] | undefined {
   const unique = new Set<string>();
-  for (const name of names) {
+  let related = false;
+  for (const name of raw.split(',')) {
+    const dot = name.indexOf('.');
+    if (dot > 0 && !model.fieldsByName.has(name) && isRelationName(model, name.slice(0, dot))) {
+      selectIncludedField(included, name);
+      related = true;
+      continue;
+    }
     readableField(model, name, 'fields');
     unique.add(name);
   }
-  return [...unique];
+  // Only related names: the records themselves keep all their fields.
+  return unique.size === 0 && related ? undefined : [...unique];
+}
+
+/** Whether a name is a readable relation of the model: a many-to-one field or a collection. */
+function isRelationName(model: ModelDescription, name: string): boolean {
+  const field = model.fieldsByName.get(name);
+  if (field !== undefined) return field.relation !== undefined && !field.hidden;
+  return model.collections?.some((collection) => collection.name === name) ?? false;
 }
 
 /** Checks a `$like`/`$ilike` pattern against the caps and the field against the text opt-ins. */
@@ -222,9 +295,21 @@ function parseFilter(
   rawOp: string,
   raw: string,
   limits: LikeLimits,
+  relations: readonly IncludableRelation[],
+  through: Set<string>,
 ): FilterCondition {
   const parameter = `filter[${fieldName}]`;
-  const field = filterField(model, fieldName);
+  const related =
+    fieldAtPath(model, fieldName) === undefined ? relatedField(fieldName, 'filter', relations) : undefined;
+  if (related !== undefined) {
+    through.add(related.relation);
+    if (rawOp === '$exists') {
+      throw ApiError.invalidQuery(
+        `${parameter}[$exists]: a field reached through a relation cannot be tested with $exists; filter the relation's key instead, e.g. filter[${related.relation}][$exists].`,
+      );
+    }
+  }
+  const field = related?.field ?? filterField(model, fieldName);
   if (!(FILTER_OPERATORS as readonly string[]).includes(rawOp)) {
     throw ApiError.invalidQuery(
       `${parameter}: unknown operator "${rawOp}"; use one of ${FILTER_OPERATORS.join(' ')}.`,
@@ -269,6 +354,8 @@ export function parseListQuery(
   options: ListQueryOptions = {},
 ): ParsedListQuery {
   const likeLimits = options.like ?? LIKE_LIMITS;
+  const relations = options.relations ?? [];
+  const through = new Set<string>();
   const params = new URLSearchParams(search);
   const seen = new Set<string>();
   let limit: number = LIST_LIMITS.defaultLimit;
@@ -282,8 +369,13 @@ export function parseListQuery(
   // Lists may be repeated (`sort=a&sort=-b`): generated clients send arrays that way by default.
   const sortParts: string[] = [];
   const fieldParts: string[] = [];
+  const includeParts: string[] = [];
   for (const [key, value] of params) {
     if (isIgnoredParameter(key)) continue;
+    if (key === 'include') {
+      includeParts.push(value);
+      continue;
+    }
     if (key === 'sort') {
       sortParts.push(value);
       continue;
@@ -310,18 +402,30 @@ export function parseListQuery(
       const match = FILTER_KEY.exec(key);
       if (match === null) {
         throw ApiError.invalidQuery(
-          `Unknown query parameter "${key}"; use limit, offset, after, sort, fields, count or filter[field][$op] (names starting with _ or utm_ are ignored).`,
+          `Unknown query parameter "${key}"; use limit, offset, after, sort, fields, include, count or filter[field][$op] (names starting with _ or utm_ are ignored).`,
         );
       }
-      filters.push(parseFilter(model, match[1] as string, match[2] ?? '$eq', value, likeLimits));
+      filters.push(
+        parseFilter(model, match[1] as string, match[2] ?? '$eq', value, likeLimits, relations, through),
+      );
     }
   }
-  if (sortParts.length > 0) sort = parseSort(model, sortParts.join(','));
-  if (fieldParts.length > 0) fields = parseFields(model, fieldParts.join(','));
+  const included = parseInclude(model, includeParts, relations);
+  if (sortParts.length > 0) sort = parseSort(model, sortParts.join(','), relations, through);
+  if (fieldParts.length > 0) fields = parseFields(model, fieldParts.join(','), included);
   // The primary key as last sort key makes offset pages stable.
   if (!sort.some((key) => key.field === model.primaryKey))
     sort.push({ field: model.primaryKey, direction: 'asc' });
-  const base = { filters, sort, limit, offset, withTotal, ...(fields === undefined ? {} : { fields }) };
+  const base = {
+    filters,
+    sort,
+    limit,
+    offset,
+    withTotal,
+    ...(fields === undefined ? {} : { fields }),
+    ...(included.size === 0 ? {} : { include: includeRequests(included) }),
+    ...(through.size === 0 ? {} : { throughRelations: [...through] }),
+  };
   if (after === undefined) return base;
   if (seen.has('offset'))
     throw ApiError.invalidQuery('after and offset cannot be combined: page by one or the other.');
@@ -343,7 +447,12 @@ function keysetShape(
 ): string {
   for (const key of sort) {
     const field = model.fieldsByName.get(key.field);
-    if (field?.nullable) {
+    if (field === undefined) {
+      throw ApiError.invalidQuery(
+        `after: "${key.field}" is a field of a related record, and keyset paging cannot sort by it; page with offset.`,
+      );
+    }
+    if (field.nullable) {
       throw ApiError.invalidQuery(
         `after: "${key.field}" may be null, and keyset paging cannot sort by a nullable field; sort by non-null fields or page with offset.`,
       );
@@ -356,4 +465,17 @@ function keysetShape(
     }
   }
   return cursorShape(model, sort, filters);
+}
+
+/** The `include=` of a read route (`GET /{id}`); the route's other query parameters are ignored, as always. */
+export function parseReadInclude(
+  model: ModelDescription,
+  search: string,
+  relations: readonly IncludableRelation[],
+): readonly IncludeRequest[] | undefined {
+  if (search === '' || !search.includes('include')) return undefined;
+  const values = new URLSearchParams(search).getAll('include');
+  if (values.length === 0) return undefined;
+  const included = parseInclude(model, values, relations);
+  return included.size === 0 ? undefined : includeRequests(included);
 }

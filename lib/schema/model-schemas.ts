@@ -4,7 +4,7 @@
  * what is documented is what is enforced.
  */
 import { ConfigurationError } from '../errors.js';
-import type { FieldDescription, ModelDescription } from '../types.js';
+import type { CollectionDescription, FieldDescription, ModelDescription } from '../types.js';
 import type { JsonSchema } from './json-schema.js';
 
 /** Options of the write schemas: the router's own rules on top of the model's. */
@@ -227,7 +227,42 @@ function writableFields(model: ModelDescription, options: WriteSchemaOptions): F
   return model.fields.filter((field) => isClientWritable(field) && !readOnly.has(field.name));
 }
 
-/** Properties of a write body: writable model fields, then the extra fields. */
+/** Most keys one write may give for a collection. */
+export const MAX_COLLECTION_ITEMS = 1000;
+
+/** The write schema of a writable collection: the target keys, the whole set at once. */
+function collectionSchema(collection: CollectionDescription): JsonSchema {
+  const key: FieldDescription = {
+    name: collection.targetKey,
+    type: collection.targetKeyType,
+    nullable: false,
+    required: false,
+    hasDefault: false,
+    unique: true,
+    hidden: false,
+    primary: true,
+    generated: false,
+    writable: true,
+  };
+  return {
+    type: 'array',
+    items: kindSchema(key, 'create'),
+    maxItems: MAX_COLLECTION_ITEMS,
+    description: `Keys (${collection.targetKey}) of ${collection.target} records, each once: the whole set, replacing the stored one.`,
+  };
+}
+
+/** The collections a write body may set: writable ones the router does not make read-only. */
+export function writableCollections(
+  model: ModelDescription,
+  readOnly: ReadonlySet<string> = new Set(),
+): CollectionDescription[] {
+  return (model.collections ?? []).filter(
+    (collection) => collection.writable && !readOnly.has(collection.name),
+  );
+}
+
+/** Properties of a write body: writable model fields, writable collections, then the extra fields. */
 function writeProperties(
   model: ModelDescription,
   options: WriteSchemaOptions,
@@ -238,6 +273,9 @@ function writeProperties(
     // A natural key is given on create and never changed: updates do not offer it.
     if (mode === 'update' && field.primary) continue;
     properties[field.name] = valueSchema(field, mode);
+  }
+  for (const collection of writableCollections(model, options.readOnlyFields)) {
+    properties[collection.name] = collectionSchema(collection);
   }
   for (const [name, schema] of Object.entries(options.extraFields ?? {})) properties[name] = { ...schema };
   return properties;

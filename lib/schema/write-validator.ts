@@ -122,7 +122,11 @@ export function compileWriteValidator(
     const isModelObject = field?.type === 'object' && options.extraFields?.[name] === undefined;
     accepted.set(name, isModelObject ? nestedPlan(field, `${model.name}.${name}`) : null);
   }
-  const plan: KeyPlan = { label: model.name, accepted, known: new Set(model.fieldsByName.keys()) };
+  const known = new Set([
+    ...model.fieldsByName.keys(),
+    ...(model.collections ?? []).map((collection) => collection.name),
+  ]);
+  const plan: KeyPlan = { label: model.name, accepted, known };
   const validate = ajv.compile(schema);
 
   return (body: unknown): RawRecord => {

@@ -1,0 +1,64 @@
+/**
+ * Many-to-many writes: a body gives a collection as an array of target keys (`"tags": [1, 4]`).
+ * Before the write, each key must be given once and name an existing record; every bad item is
+ * named by its index (`tags.1`), as ajv names the items of any array.
+ */
+import { ApiError, type FieldError } from '../errors.js';
+import { sessionOf } from '../http/session.js';
+import { writableCollections } from '../schema/model-schemas.js';
+import type { AppContext, RawRecord } from '../types.js';
+import type { CrudPlan } from './crud-plan.js';
+
+/** A key as a map key (numbers, bigints and strings of the same key agree). */
+function keyOf(value: unknown): string {
+  return String(value);
+}
+
+/** 422 for duplicate or unknown keys in the writable collections of validated data. */
+export async function checkCollectionKeys(
+  plan: CrudPlan,
+  ctx: AppContext,
+  data: Readonly<RawRecord>,
+): Promise<void> {
+  const collections = writableCollections(plan.model, plan.readOnlyFields).filter((collection) =>
+    Array.isArray(data[collection.name]),
+  );
+  if (collections.length === 0) return;
+  const errors: FieldError[] = [];
+  for (const collection of collections) {
+    const keys = data[collection.name] as readonly unknown[];
+    const first = new Map<string, number>();
+    keys.forEach((key, index) => {
+      const seen = first.get(keyOf(key));
+      if (seen === undefined) first.set(keyOf(key), index);
+      else
+        errors.push({ path: `${collection.name}.${index}`, message: `repeats ${collection.name}.${seen}` });
+    });
+    if (first.size === 0) continue;
+    const found = await plan.adapter.list(sessionOf(ctx, plan.adapter), collection.targetModel, {
+      filters: [
+        {
+          field: collection.targetKey,
+          op: '$in',
+          value: [...first.keys()].map((key) => keys[first.get(key) as number]),
+        },
+      ],
+      sort: [{ field: collection.targetKey, direction: 'asc' }],
+      limit: first.size,
+      offset: 0,
+      withTotal: false,
+      fields: [collection.targetKey],
+    });
+    const existing = new Set(found.rows.map((row) => keyOf(row[collection.targetKey])));
+    for (const [key, index] of first) {
+      if (!existing.has(key)) {
+        errors.push({
+          path: `${collection.name}.${index}`,
+          message: `no ${collection.target} has ${collection.targetKey} ${JSON.stringify(keys[index])}`,
+        });
+      }
+    }
+  }
+  if (errors.length > 0)
+    throw ApiError.validation(errors.sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true })));
+}
