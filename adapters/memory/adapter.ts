@@ -12,9 +12,12 @@ import type {
   OrmAdapter,
   RawRecord,
   RecordId,
+  RelationLink,
 } from '../../lib/types.js';
 import { type CompiledModel, compileModels } from './compile.js';
 import type { MemoryModelDeclaration } from './declaration.js';
+import { readLinks } from './link-reads.js';
+import type { RelatedRows } from './paths.js';
 import { runListQuery } from './query.js';
 import { MemorySession } from './session.js';
 import { MemoryStore } from './store.js';
@@ -32,7 +35,9 @@ export interface MemoryAdapterOptions {
  * An `OrmAdapter` over Maps. Rows returned are deep copies; values have the forms a SQL adapter
  * returns (`datetime` as `Date`, `date` as `'YYYY-MM-DD'`, `bigint`/`decimal` as strings).
  * Lists follow SQL: comparisons never match NULL, `$like` is case-sensitive (`$ilike` folds case), strings order by
- * code point, and NULLs sort like PostgreSQL (last ascending, first descending).
+ * code point, and NULLs sort like PostgreSQL (last ascending, first descending). Collections
+ * (one-to-many, many-to-many) are read with `links()`; an owning many-to-many is written as an
+ * array of target keys with its record.
  *
  * @example
  * const adapter = new MemoryAdapter({ models: [defineMemoryModel(Person, { id: { type: 'integer', primary: true, generated: true }, name: { type: 'string' } })] });
@@ -43,6 +48,7 @@ export class MemoryAdapter implements OrmAdapter<MemorySession> {
   readonly #models: ReadonlyMap<ModelClass, CompiledModel>;
   readonly #store: MemoryStore;
   readonly #sessions = new WeakSet<MemorySession>();
+  readonly #related: RelatedRows;
   #available = true;
   #closed = false;
 
@@ -50,6 +56,11 @@ export class MemoryAdapter implements OrmAdapter<MemorySession> {
     this.name = options.name ?? 'memory';
     this.#models = compileModels(options.models);
     this.#store = new MemoryStore(this.#models);
+    const store = this.#store;
+    this.#related = {
+      describe: (model) => store.modelOf(model).description,
+      find: (model, key) => store.find(model, key),
+    };
   }
 
   /** Whether data methods currently answer (see `setAvailable`); false after `close()`. */
@@ -90,7 +101,7 @@ export class MemoryAdapter implements OrmAdapter<MemorySession> {
   async list(session: MemorySession, model: ModelClass, query: ListQuery): Promise<ListResult> {
     this.#enter(session);
     const description = this.#store.modelOf(model).description;
-    const result = runListQuery(description, this.#store.rows(model), query);
+    const result = runListQuery(description, this.#store.rows(model), query, this.#related);
     return { ...result, rows: result.rows.map(copyRow) };
   }
 
@@ -124,8 +135,20 @@ export class MemoryAdapter implements OrmAdapter<MemorySession> {
       offset: 0,
       withTotal: false,
     };
-    const [row] = runListQuery(this.#store.modelOf(model).description, this.#store.rows(model), query).rows;
+    const description = this.#store.modelOf(model).description;
+    const [row] = runListQuery(description, this.#store.rows(model), query, this.#related).rows;
     return row === undefined ? undefined : copyRow(row);
+  }
+
+  async links(
+    session: MemorySession,
+    model: ModelClass,
+    collection: string,
+    owners: readonly RecordId[],
+    perOwner: number,
+  ): Promise<readonly RelationLink[]> {
+    this.#enter(session);
+    return readLinks(this.#store, model, collection, owners, perOwner);
   }
 
   async create(session: MemorySession, model: ModelClass, data: Readonly<RawRecord>): Promise<RawRecord> {

@@ -2,12 +2,14 @@
  * Turns memory model declarations into model descriptions (through the core's
  * `buildModelDescription`, so table names and write protection follow the same rules as every
  * adapter) plus what the store needs at run time: defaults, generators and relation targets.
+ * Collections are compiled in a second pass (collections.ts), once every model's fields are known.
  * Every mistake in a declaration is a `ConfigurationError` when the adapter is built.
  */
 import { ConfigurationError } from '../../lib/errors.js';
 import { buildModelDescription, type ModelFacts } from '../../lib/model/describe.js';
 import { type MixinFieldSpec, mixinFieldsOf } from '../../lib/model/framework-model.js';
 import type { FieldDescription, FieldType, ModelClass, ModelDescription } from '../../lib/types.js';
+import { type CompiledCollection, withCollections } from './collections.js';
 import type {
   MemoryDefault,
   MemoryFieldDeclaration,
@@ -35,6 +37,8 @@ export interface CompiledModel {
   readonly fields: readonly CompiledField[];
   readonly fieldsByName: ReadonlyMap<string, CompiledField>;
   readonly primary: CompiledField;
+  /** The to-many collections, by JSON name. */
+  readonly collections: ReadonlyMap<string, CompiledCollection>;
 }
 
 const FIELD_TYPES: ReadonlySet<string> = new Set<FieldType>([
@@ -143,7 +147,7 @@ function documentedDefault(value: MemoryDefault | undefined): { default?: unknow
 }
 
 /** All declarations of one adapter: resolves relation targets and their primary keys. */
-class Declarations {
+export class Declarations {
   readonly #byModel = new Map<ModelClass, MemoryModelDeclaration>();
 
   constructor(declarations: readonly MemoryModelDeclaration[]) {
@@ -168,6 +172,11 @@ class Declarations {
       );
     }
     return resolved;
+  }
+
+  /** The declaration of a declared model (one `target()` returned). */
+  declarationOf(model: ModelClass): MemoryModelDeclaration {
+    return this.#byModel.get(model) as MemoryModelDeclaration;
   }
 
   /** The name and declaration of a declared model's primary key. */
@@ -257,11 +266,17 @@ function compileModel(declaration: MemoryModelDeclaration, declarations: Declara
     fields,
     fieldsByName: new Map(fields.map((field) => [field.field.name, field])),
     primary: fields.find((field) => field.field.primary) as CompiledField,
+    collections: new Map(),
   };
 }
 
 /** Compiles every declaration; relation targets must be among them. */
 export function compileModels(list: readonly MemoryModelDeclaration[]): Map<ModelClass, CompiledModel> {
   const declarations = new Declarations(list);
-  return new Map(list.map((declaration) => [declaration.model, compileModel(declaration, declarations)]));
+  const fieldsOnly = new Map(
+    list.map((declaration) => [declaration.model, compileModel(declaration, declarations)]),
+  );
+  return new Map(
+    list.map((declaration) => [declaration.model, withCollections(declaration, fieldsOnly, declarations)]),
+  );
 }

@@ -1,6 +1,7 @@
 /**
  * How a model is declared to the `MemoryAdapter`: there is no ORM metadata to read, so each model
- * class comes with a field declaration that says what an ORM mapping would say.
+ * class comes with a field declaration (and its to-many collections) that says what an ORM
+ * mapping would say.
  */
 import type { FieldType, ModelClass } from '../../lib/types.js';
 
@@ -66,6 +67,39 @@ export interface MemoryRelationField extends MemoryFieldOptions {
 /** One field of a memory model: a scalar column or a many-to-one relation. */
 export type MemoryFieldDeclaration = MemoryScalarField | MemoryRelationField;
 
+/** The model a collection points at, or a function returning it (for cycles and later declarations). */
+export type MemoryTarget = ModelClass | (() => ModelClass);
+
+/**
+ * A one-to-many collection: the inverse side of a many-to-one field of the target that points back
+ * at this model. Read-only: it changes when target rows change their field.
+ */
+export interface MemoryOneToMany {
+  /** One-to-many. */
+  readonly kind: 'one-to-many';
+  /** The model holding the many-to-one field. */
+  readonly target: MemoryTarget;
+  /** The target's many-to-one field (pointing at this model) that holds this model's key. */
+  readonly inverseField: string;
+}
+
+/**
+ * A many-to-many collection. Without `mappedBy` it is the owning side: it keeps its own links
+ * (a pivot table in SQL) and a client sets it as an array of target keys. With `mappedBy` it is
+ * the inverse side: it reads the links of the target's owning collection of that name, read-only.
+ */
+export interface MemoryManyToMany {
+  /** Many-to-many. */
+  readonly kind: 'many-to-many';
+  /** The related model. */
+  readonly target: MemoryTarget;
+  /** For the inverse side: the name of the target's owning many-to-many collection. */
+  readonly mappedBy?: string;
+}
+
+/** One to-many relation of a memory model; never a field of its records. */
+export type MemoryCollectionDeclaration = MemoryOneToMany | MemoryManyToMany;
+
 /** A model class with its fields, as given to `new MemoryAdapter({ models })`. */
 export interface MemoryModelDeclaration<M extends ModelClass = ModelClass> {
   /** The model class. */
@@ -74,6 +108,16 @@ export interface MemoryModelDeclaration<M extends ModelClass = ModelClass> {
   readonly fields: Readonly<Record<string, MemoryFieldDeclaration>>;
   /** The table name an ORM mapping would give explicitly; a static `__tablename__` still wins. */
   readonly table?: string;
+  /** The to-many relations, by JSON name (the name `include=` and request bodies use). */
+  readonly collections?: Readonly<Record<string, MemoryCollectionDeclaration>>;
+}
+
+/** The options of `defineMemoryModel` besides the fields. */
+export interface MemoryModelOptions {
+  /** The table name an ORM mapping would give explicitly; a static `__tablename__` still wins. */
+  readonly table?: string;
+  /** The to-many relations, by JSON name. */
+  readonly collections?: Readonly<Record<string, MemoryCollectionDeclaration>>;
 }
 
 /**
@@ -87,11 +131,30 @@ export interface MemoryModelDeclaration<M extends ModelClass = ModelClass> {
  *   name: { type: 'string', maxLength: 100 },
  * });
  * const adapter = new MemoryAdapter({ models: [people] });
+ *
+ * @example
+ * // Relations: a many-to-one field, its one-to-many inverse, and both sides of a many-to-many.
+ * const models = [
+ *   defineMemoryModel(Author, { id, name: { type: 'string' } }, {
+ *     collections: { books: { kind: 'one-to-many', target: () => Book, inverseField: 'author' } },
+ *   }),
+ *   defineMemoryModel(Book, { id, author: { relation: { target: Author } } }, {
+ *     collections: { tags: { kind: 'many-to-many', target: () => Tag } }, // owning: `"tags": [1, 4]`
+ *   }),
+ *   defineMemoryModel(Tag, { id, name: { type: 'string' } }, {
+ *     collections: { books: { kind: 'many-to-many', target: Book, mappedBy: 'tags' } }, // read-only
+ *   }),
+ * ];
  */
 export function defineMemoryModel<M extends ModelClass>(
   model: M,
   fields: Readonly<Record<string, MemoryFieldDeclaration>>,
-  options: { readonly table?: string } = {},
+  options: MemoryModelOptions = {},
 ): MemoryModelDeclaration<M> {
-  return options.table === undefined ? { model, fields } : { model, fields, table: options.table };
+  return {
+    model,
+    fields,
+    ...(options.table === undefined ? {} : { table: options.table }),
+    ...(options.collections === undefined ? {} : { collections: options.collections }),
+  };
 }

@@ -6,10 +6,15 @@ export { MemoryAdapter, type MemoryAdapterOptions } from './adapter.js';
 export {
   defineMemoryModel,
   type JsonValue,
+  type MemoryCollectionDeclaration,
   type MemoryDefault,
   type MemoryFieldDeclaration,
+  type MemoryManyToMany,
   type MemoryModelDeclaration,
+  type MemoryModelOptions,
+  type MemoryOneToMany,
   type MemoryRelationField,
   type MemoryScalarField,
+  type MemoryTarget,
 } from './declaration.js';
 export { MemorySession } from './session.js';

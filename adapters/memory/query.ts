@@ -4,7 +4,9 @@
  *   `$eq null` / `$exists false` mean `IS NULL`, `$ne null` / `$exists true` mean `IS NOT NULL`;
  * - `$nin` with a NULL among its values matches nothing (`x NOT IN (…, NULL)` is never true);
  * - NULLs sort like PostgreSQL: last ascending, first descending;
- * - rows equal on every sort key keep insertion order (a stable sort).
+ * - rows equal on every sort key keep insertion order (a stable sort);
+ * - through a many-to-one (`author.name`, paths.ts), a row whose relation is NULL or dangling
+ *   matches no filter and sorts as a NULL value.
  */
 import { ApiError } from '../../lib/errors.js';
 import type {
@@ -16,22 +18,17 @@ import type {
   SortKey,
 } from '../../lib/types.js';
 import { canonicalJson, compareStored, likeMatcher, likeText } from './compare.js';
+import { type FieldPath, type RelatedRows, resolvePath } from './paths.js';
 import { toStored, ValueProblem } from './values.js';
 
 type Test = (stored: unknown) => boolean;
 
-function fieldOf(model: ModelDescription, name: string, parameter: string): FieldDescription {
-  const field = model.fieldsByName.get(name);
-  if (field === undefined) throw ApiError.invalidQuery(`${parameter}: ${model.name} has no field "${name}".`);
-  return field;
-}
-
-function operand(field: FieldDescription, value: unknown, op: string): unknown {
+function operand(path: FieldPath, value: unknown, op: string): unknown {
   try {
-    return toStored(field, value);
+    return toStored(path.field, value);
   } catch (error) {
     if (!(error instanceof ValueProblem)) throw error;
-    throw ApiError.invalidQuery(`filter[${field.name}][${op}]: the value ${error.message}.`);
+    throw ApiError.invalidQuery(`filter[${path.name}][${op}]: the value ${error.message}.`);
   }
 }
 
@@ -42,29 +39,28 @@ export function storedEquals(field: FieldDescription, a: unknown, b: unknown): b
     : compareStored(field.type, a, b) === 0;
 }
 
-function compileCondition(field: FieldDescription, condition: FilterCondition): Test {
+function compileCondition(path: FieldPath, condition: FilterCondition): Test {
+  const { field, name } = path;
   const { op, value } = condition;
   const cmp = (stored: unknown, against: unknown): number => compareStored(field.type, stored, against);
   if (op === '$exists') {
-    if (typeof value !== 'boolean')
-      throw ApiError.invalidQuery(`filter[${field.name}][$exists] takes a boolean.`);
+    if (typeof value !== 'boolean') throw ApiError.invalidQuery(`filter[${name}][$exists] takes a boolean.`);
     return (stored) => (stored !== null) === value;
   }
   if (op === '$in' || op === '$nin') {
-    if (!Array.isArray(value)) throw ApiError.invalidQuery(`filter[${field.name}][${op}] takes a list.`);
-    const items = value.map((item) => operand(field, item, op));
+    if (!Array.isArray(value)) throw ApiError.invalidQuery(`filter[${name}][${op}] takes a list.`);
+    const items = value.map((item) => operand(path, item, op));
     const present = items.filter((item) => item !== null);
     const hit = (stored: unknown): boolean => present.some((item) => storedEquals(field, stored, item));
     if (op === '$in') return (stored) => stored !== null && hit(stored);
     return present.length < items.length ? () => false : (stored) => stored !== null && !hit(stored);
   }
   if (op === '$like' || op === '$ilike') {
-    if (typeof value !== 'string')
-      throw ApiError.invalidQuery(`filter[${field.name}][${op}] takes a pattern.`);
+    if (typeof value !== 'string') throw ApiError.invalidQuery(`filter[${name}][${op}] takes a pattern.`);
     const matches = likeMatcher(value, op === '$ilike');
     return (stored) => stored !== null && matches(likeText(stored));
   }
-  const against = operand(field, value, op);
+  const against = operand(path, value, op);
   if (against === null) {
     if (op === '$eq') return (stored) => stored === null;
     if (op === '$ne') return (stored) => stored !== null;
@@ -84,7 +80,7 @@ function compileCondition(field: FieldDescription, condition: FilterCondition): 
     case '$lte':
       return (stored) => stored !== null && cmp(stored, against) <= 0;
     default:
-      throw ApiError.invalidQuery(`filter[${field.name}]: unknown operator "${String(op)}".`);
+      throw ApiError.invalidQuery(`filter[${name}]: unknown operator "${String(op)}".`);
   }
 }
 
@@ -92,70 +88,90 @@ function compileCondition(field: FieldDescription, condition: FilterCondition): 
 export function compileFilters(
   model: ModelDescription,
   filters: readonly FilterCondition[],
+  related: RelatedRows,
 ): (row: RawRecord) => boolean {
   const tests = filters.map((condition) => {
-    const field = fieldOf(model, condition.field, 'filter');
-    const test = compileCondition(field, condition);
-    return (row: RawRecord): boolean => test(row[field.name] ?? null);
+    const path = resolvePath(model, condition.field, 'filter', related);
+    const test = compileCondition(path, condition);
+    return (row: RawRecord): boolean => {
+      const value = path.read(row);
+      return value !== undefined && test(value);
+    };
   });
   return (row) => tests.every((test) => test(row));
 }
 
-/** Compiles sort keys into a comparator; NULLs last ascending and first descending. */
+/** How rows are ordered: each row's sort values, and an order of two rows' values. */
+export interface SortPlan {
+  /** The resolved sort keys, most significant first. */
+  readonly paths: readonly FieldPath[];
+  /** The row's value per sort key (NULL for a NULL or dangling relation). */
+  values(row: RawRecord): unknown[];
+  /** Orders two rows' values; NULLs last ascending and first descending. */
+  compare(a: readonly unknown[], b: readonly unknown[]): number;
+}
+
+/** Compiles sort keys into a `SortPlan`. */
 export function compileSort(
   model: ModelDescription,
   keys: readonly SortKey[],
-): (a: RawRecord, b: RawRecord) => number {
-  const comparators = keys.map((key) => {
-    const field = fieldOf(model, key.field, 'sort');
-    const direction = key.direction === 'desc' ? -1 : 1;
-    return (a: RawRecord, b: RawRecord): number => {
-      const x = a[field.name] ?? null;
-      const y = b[field.name] ?? null;
-      // NULL is the largest value in PostgreSQL's default ordering; the direction flips it too.
-      if (x === null || y === null) return x === y ? 0 : (x === null ? 1 : -1) * direction;
-      return compareStored(field.type, x, y) * direction;
-    };
-  });
-  return (a, b) => {
-    for (const compare of comparators) {
-      const result = compare(a, b);
-      if (result !== 0) return result;
-    }
-    return 0;
+  related: RelatedRows,
+): SortPlan {
+  const paths = keys.map((key) => resolvePath(model, key.field, 'sort', related));
+  const directions = keys.map((key) => (key.direction === 'desc' ? -1 : 1));
+  return {
+    paths,
+    values: (row) => paths.map((path) => path.read(row) ?? null),
+    compare: (a, b) => {
+      for (const [index, path] of paths.entries()) {
+        const x = a[index] ?? null;
+        const y = b[index] ?? null;
+        const direction = directions[index] ?? 1;
+        // NULL is the largest value in PostgreSQL's default ordering; the direction flips it too.
+        const result =
+          x === null || y === null
+            ? x === y
+              ? 0
+              : (x === null ? 1 : -1) * direction
+            : compareStored(path.field.type, x, y) * direction;
+        if (result !== 0) return result;
+      }
+      return 0;
+    },
   };
 }
 
-/** Filters, sorts and pages stored rows; `total` counts the filtered rows before paging. */
+/** A row with its sort values, computed once per row rather than per comparison. */
+interface Keyed {
+  readonly row: RawRecord;
+  readonly values: readonly unknown[];
+}
+
+/**
+ * Filters, sorts and pages stored rows; `total` counts the filtered rows before paging. `related`
+ * resolves paths through many-to-one relations.
+ */
 export function runListQuery(
   model: ModelDescription,
   rows: Iterable<RawRecord>,
   query: ListQuery,
+  related: RelatedRows,
 ): { rows: RawRecord[]; total?: number } {
-  const matches = compileFilters(model, query.filters);
-  const selected = [...rows].filter(matches);
-  const compare = compileSort(model, query.sort);
-  if (query.sort.length > 0) selected.sort(compare);
-  const start = query.after === undefined ? query.offset : keysetStart(model, query, selected, compare);
-  const page = selected.slice(start, start + query.limit);
+  const matches = compileFilters(model, query.filters, related);
+  const plan = compileSort(model, query.sort, related);
+  const selected: Keyed[] = [...rows].filter(matches).map((row) => ({ row, values: plan.values(row) }));
+  if (query.sort.length > 0) selected.sort((a, b) => plan.compare(a.values, b.values));
+  const start = query.after === undefined ? query.offset : keysetStart(query, selected, plan);
+  const page = selected.slice(start, start + query.limit).map((keyed) => keyed.row);
   return query.withTotal ? { rows: page, total: selected.length } : { rows: page };
 }
 
 /** Index of the first sorted row strictly after the keyset position (rows are already in order). */
-function keysetStart(
-  model: ModelDescription,
-  query: ListQuery,
-  sorted: readonly RawRecord[],
-  compare: (a: RawRecord, b: RawRecord) => number,
-): number {
+function keysetStart(query: ListQuery, sorted: readonly Keyed[], plan: SortPlan): number {
   const after = query.after ?? [];
   if (after.length !== query.sort.length)
     throw ApiError.invalidQuery('after: one value per sort key is needed.');
-  const pivot: RawRecord = {};
-  query.sort.forEach((key, index) => {
-    const field = fieldOf(model, key.field, 'sort');
-    pivot[field.name] = operand(field, after[index], 'after');
-  });
-  const index = sorted.findIndex((row) => compare(row, pivot) > 0);
+  const pivot = plan.paths.map((path, index) => operand(path, after[index], 'after'));
+  const index = sorted.findIndex((keyed) => plan.compare(keyed.values, pivot) > 0);
   return index === -1 ? sorted.length : index;
 }

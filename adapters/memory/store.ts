@@ -2,17 +2,18 @@
  * The rows of every declared model, in Maps keyed by primary key, with the constraints a SQL
  * database enforces: types, NOT NULL, UNIQUE, foreign keys (a required reference restricts the
  * delete of its target, a nullable one is set to NULL, as MikroORM's defaults do), sequences
- * that never reuse a value. Every write is checked in full before anything changes, so a refused
- * write leaves the store as it was.
+ * that never reuse a value; the link tables of many-to-many collections (links.ts), whose rows
+ * go with either side's row. Every write, links included, is checked in full before anything
+ * changes, so a refused write leaves the store as it was.
  */
 import { randomUUID } from 'node:crypto';
 import { ApiError, type FieldError } from '../../lib/errors.js';
 import type { ModelClass, RawRecord, RecordId } from '../../lib/types.js';
 import type { CompiledField, CompiledModel } from './compile.js';
+import { type KeyExists, type LinkWrite, planLinkWrites } from './link-writes.js';
+import { type Key, LinkTable } from './links.js';
 import { storedEquals } from './query.js';
 import { keyFromId, toStored, ValueProblem } from './values.js';
-
-type Key = string | number;
 
 /** Rows that refer to one key through one many-to-one field. */
 interface Reference {
@@ -26,6 +27,8 @@ interface Table {
   readonly rows: Map<Key, RawRecord>;
   /** The last value handed out per sequence field (number for integer, bigint for bigint). */
   readonly sequences: Map<string, number | bigint>;
+  /** The links of each owning many-to-many collection of the model, by collection name. */
+  readonly linkTables: Map<string, LinkTable>;
 }
 
 /** The storage of a `MemoryAdapter`. Rows it returns are its own: callers copy them. */
@@ -34,7 +37,12 @@ export class MemoryStore {
 
   constructor(models: ReadonlyMap<ModelClass, CompiledModel>) {
     for (const [model, compiled] of models) {
-      this.#tables.set(model, { model: compiled, rows: new Map(), sequences: new Map() });
+      const linkTables = new Map<string, LinkTable>();
+      for (const { description, source } of compiled.collections.values()) {
+        if (source.kind === 'link-table' && !source.inverse)
+          linkTables.set(description.name, new LinkTable());
+      }
+      this.#tables.set(model, { model: compiled, rows: new Map(), sequences: new Map(), linkTables });
     }
   }
 
@@ -43,7 +51,16 @@ export class MemoryStore {
     for (const table of this.#tables.values()) {
       table.rows.clear();
       table.sequences.clear();
+      for (const links of table.linkTables.values()) links.clear();
     }
+  }
+
+  /** The link table of an owning many-to-many collection. */
+  linkTable(owner: ModelClass, collection: string): LinkTable {
+    const links = this.#table(owner).linkTables.get(collection);
+    if (links === undefined)
+      throw new TypeError(`${owner.name}.${collection} is not an owning many-to-many collection.`);
+    return links;
   }
 
   /** The declared model, or an error naming the undeclared class. */
@@ -84,11 +101,13 @@ export class MemoryStore {
       }
     }
     this.#checkRow(table, row, table.model.fields, problems);
-    if (problems.length > 0) throw ApiError.validation(problems);
     const key = row[table.model.primary.field.name] as Key;
+    const links = planLinkWrites(table.model, data, this.#keyExists(table, key), problems);
+    if (problems.length > 0) throw ApiError.validation(problems);
     this.#checkUnique(table, row, undefined);
     this.#advanceSequences(table, row);
     table.rows.set(key, row);
+    this.#writeLinks(key, links);
     return row;
   }
 
@@ -109,16 +128,22 @@ export class MemoryStore {
       changed.push(compiled);
     }
     this.#checkRow(table, next, changed, problems);
-    if (problems.length > 0) throw ApiError.validation(problems);
     const newKey = next[pkName] as Key;
+    const links = planLinkWrites(table.model, data, this.#keyExists(table, newKey, oldKey), problems);
+    if (problems.length > 0) throw ApiError.validation(problems);
     this.#checkUnique(table, next, oldKey);
     if (newKey !== oldKey) {
       // Foreign keys have no ON UPDATE rule here: a referenced key cannot change.
       this.#restrictIfReferenced(table, oldKey, 'change the key of', true);
       table.rows.delete(oldKey);
+      // Link tables cascade, like MikroORM's pivot tables.
+      this.#eachLinkTableOf(table, (links, side) =>
+        side === 'owner' ? links.renameOwner(oldKey, newKey) : links.renameTarget(oldKey, newKey),
+      );
     }
     this.#advanceSequences(table, next);
     table.rows.set(newKey, next);
+    this.#writeLinks(newKey, links);
     return next;
   }
 
@@ -131,6 +156,9 @@ export class MemoryStore {
     for (const { field, rows } of this.#referencesTo(table, key)) {
       for (const row of rows) row[field.field.name] = null;
     }
+    this.#eachLinkTableOf(table, (links, side) =>
+      side === 'owner' ? links.removeOwner(key) : links.removeTarget(key),
+    );
     table.rows.delete(key);
     return true;
   }
@@ -144,7 +172,7 @@ export class MemoryStore {
 
   #unknownFields(table: Table, data: Readonly<RawRecord>): FieldError[] {
     return Object.keys(data)
-      .filter((name) => !table.model.fieldsByName.has(name))
+      .filter((name) => !table.model.fieldsByName.has(name) && !table.model.collections.has(name))
       .map((name) => ({ path: name, message: `is not a field of ${table.model.description.name}` }));
   }
 
@@ -171,6 +199,37 @@ export class MemoryStore {
           path: field.name,
           message: `refers to a ${field.relation?.target ?? target.name} that does not exist`,
         });
+      }
+    }
+  }
+
+  /**
+   * For link checks: a row of `target` with that key exists, or is the row being written (under
+   * `ownKey`, no longer under `oldKey` when its key changes).
+   */
+  #keyExists(table: Table, ownKey: Key, oldKey?: Key): KeyExists {
+    return (target, key) => {
+      if (this.#table(target) !== table) return this.#table(target).rows.has(key);
+      return key === ownKey || (key !== oldKey && table.rows.has(key));
+    };
+  }
+
+  /** Applies checked collection writes: each replaces the owner's whole set of links. */
+  #writeLinks(owner: Key, writes: readonly LinkWrite[]): void {
+    for (const { collection, targets } of writes) {
+      const { source } = collection;
+      if (source.kind === 'link-table') this.linkTable(source.owner, source.name).replace(owner, targets);
+    }
+  }
+
+  /** Every link table in which rows of `table` take part, with the side they are on. */
+  #eachLinkTableOf(table: Table, visit: (links: LinkTable, side: 'owner' | 'target') => void): void {
+    const model = table.model.description.model;
+    for (const other of this.#tables.values()) {
+      for (const [name, links] of other.linkTables) {
+        if (other === table) visit(links, 'owner');
+        const collection = other.model.collections.get(name);
+        if (collection?.description.targetModel === model) visit(links, 'target');
       }
     }
   }

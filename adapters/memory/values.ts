@@ -134,6 +134,8 @@ export function toStored(shape: ValueShape, value: unknown): unknown {
     case 'time':
       return storedTime(value);
     case 'json':
+    case 'object':
+    case 'array':
       if (!isJsonValue(value)) throw new ValueProblem('must be a JSON value');
       return structuredClone(value);
   }

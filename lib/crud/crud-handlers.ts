@@ -12,11 +12,8 @@ import { type ParsedListQuery, parseListQuery, parseReadInclude } from '../query
 import { compileSerializer } from '../schema/serializer.js';
 import type {
   AppContext,
-  AppState,
   CrudMethod,
   FilterCondition,
-  Policy,
-  PolicyInput,
   RawRecord,
   RecordId,
 } from '../types.js';

@@ -6,7 +6,7 @@ import { fieldAtPath, filterablePaths, selectableFields, sortableFields } from '
 import { LIKE_LIMITS, LIST_LIMITS, type LikeLimits, ORDERED_TYPES, TEXT_TYPES } from '../query/list-query.js';
 import type { JsonSchema } from '../schema/json-schema.js';
 import { createSchema, fieldValueSchema, readSchema, updateSchema } from '../schema/model-schemas.js';
-import type { CrudMethod, FieldDescription, ModelDescription, Policy } from '../types.js';
+import type { CrudMethod, FieldDescription, ModelClass, ModelDescription, Policy } from '../types.js';
 import {
   AFTER_PARAMETER,
   COUNT_PARAMETER,
@@ -18,6 +18,18 @@ import {
 } from './components.js';
 import { documentedWriteSchema } from './lenient-schema.js';
 import { article, humanize, pascalCase } from './naming.js';
+import {
+  type DocumentedRelation,
+  documentedRelations,
+  includeParameter,
+  type RelationAccess,
+  type RelationTarget,
+  relationAccess,
+  relationFieldNames,
+  relationFilterPaths,
+  relationSortKeys,
+  withRelationProperties,
+} from './relations.js';
 import type { CrudRoutesDoc } from './types.js';
 
 /** What the document builder lends to this file: shared names for schemas, ids and schemes. */
@@ -28,6 +40,10 @@ export interface CrudBuildContext {
   operationId(preferred: string): string;
   /** The security scheme an operation that needs a user names. */
   securityScheme(doc: CrudRoutesDoc, policy: Policy | undefined): string;
+  /** Adds a router's read schema like `schema`, remembered as what relations to its model refer to. */
+  record(doc: CrudRoutesDoc, schema: JsonSchema): JsonSchema;
+  /** The documented routes of a related model and a `$ref` to their read schema, if it has routes. */
+  target(model: ModelClass): RelationTarget | undefined;
 }
 
 /** An OpenAPI operation object. */
@@ -53,13 +69,17 @@ export function itemPath(doc: CrudRoutesDoc): string {
 }
 
 /** The `fields` parameter's description; lazy fields are named, as only a selection brings them. */
-function fieldsDescription(model: ModelDescription): string {
+function fieldsDescription(model: ModelDescription, relations: boolean): string {
   const base = 'Comma-separated top-level fields to return; records then carry only these fields.';
   const lazy = model.fields
     .filter((field) => field.lazy === true && !field.hidden)
     .map((field) => `\`${field.name}\``);
-  if (lazy.length === 0) return base;
-  return `${base} Lazy fields (${lazy.join(', ')}) are left out of every record unless named here.`;
+  const related = relations
+    ? ' A dotted name (`relation.field`, `relation.nested.field`) selects fields of a relation named in ' +
+      '`include` (400 otherwise); an included relation appears whatever the selection says.'
+    : '';
+  if (lazy.length === 0) return base + related;
+  return `${base} Lazy fields (${lazy.join(', ')}) are left out of every record unless named here.${related}`;
 }
 
 /**
@@ -69,18 +89,34 @@ function fieldsDescription(model: ModelDescription): string {
  * filterable field is its own one-level `deepObject` parameter (`filter[title]` with operator keys),
  * as generic query serializers refuse nested objects.
  */
-function listParameters(model: ModelDescription, like: LikeLimits = LIKE_LIMITS): Record<string, unknown>[] {
-  const sortKeys = sortableFields(model).flatMap((name) => [name, `-${name}`]);
+function listParameters(
+  doc: CrudRoutesDoc,
+  relations: readonly DocumentedRelation[],
+): Record<string, unknown>[] {
+  const model = doc.description;
+  const like = doc.like ?? LIKE_LIMITS;
+  const related = relationSortKeys(relations);
+  const sortKeys = [...sortableFields(model), ...related].flatMap((name) => [name, `-${name}`]);
+  const include = includeParameter(relations, doc.includeLimit);
+  const after = structuredClone(AFTER_PARAMETER) as Record<string, unknown>;
+  if (related.length > 0) {
+    after.description = `${after.description} Nor when a sort key goes through a relation (\`${related[0]}\`).`;
+  }
   return [
     parameterRef('Limit'),
     parameterRef('Offset'),
-    structuredClone(AFTER_PARAMETER),
+    after,
     structuredClone(COUNT_PARAMETER),
+    ...(include === undefined ? [] : [include]),
     {
       name: 'sort',
       in: 'query',
       description:
-        'Comma-separated sort keys, e.g. `-age,username`; a leading `-` sorts descending. Top-level fields only. ' +
+        'Comma-separated sort keys, e.g. `-age,username`; a leading `-` sorts descending. ' +
+        (related.length === 0
+          ? 'Top-level fields only. '
+          : `Top-level fields, or a field of a many-to-one relation (\`${related[0]}\`; records without one ` +
+            'sort where the database puts NULL). ') +
         'Repeating the parameter (`sort=-age&sort=username`) is the same as one comma-separated list.',
       style: 'form',
       explode: false,
@@ -89,15 +125,22 @@ function listParameters(model: ModelDescription, like: LikeLimits = LIKE_LIMITS)
     {
       name: 'fields',
       in: 'query',
-      description: `${fieldsDescription(model)} Repeating the parameter is the same as one comma-separated list.`,
+      description: `${fieldsDescription(model, relations.length > 0)} Repeating the parameter is the same as one comma-separated list.`,
       style: 'form',
       explode: false,
-      schema: { type: 'array', items: { type: 'string', enum: selectableFields(model) }, uniqueItems: true },
+      schema: {
+        type: 'array',
+        items: { type: 'string', enum: [...selectableFields(model), ...relationFieldNames(relations)] },
+        uniqueItems: true,
+      },
     },
     ...filterablePaths(model).flatMap((path) => {
       const field = fieldAtPath(model, path);
       return field === undefined ? [] : [filterParameter(path, field, like)];
     }),
+    ...relationFilterPaths(relations).map(({ path, field, relation }) =>
+      relationFilterParameter(path, field, relation, like),
+    ),
   ];
 }
 
@@ -159,6 +202,29 @@ function filterParameter(path: string, field: FieldDescription, like: LikeLimits
   };
 }
 
+/**
+ * The `filter[rel.field]` parameter of a field of a many-to-one target: the field's operators but
+ * `$exists` (a relation path tests the related record's value, and only an existing one).
+ */
+function relationFilterParameter(
+  path: string,
+  field: FieldDescription,
+  relation: string,
+  like: LikeLimits,
+): Record<string, unknown> {
+  const parameter = filterParameter(path, field, like);
+  const schema = parameter.schema as JsonSchema;
+  const { $exists: _exists, ...properties } = schema.properties ?? {};
+  return {
+    ...parameter,
+    description:
+      `Keeps records whose related \`${relation}\` has a \`${field.name}\` that passes every operator given: ` +
+      `\`filter[${path}][$op]=value\`; \`filter[${path}]=value\` is short for \`$eq\`. Records whose \`${relation}\` is null never ` +
+      'match. Conditions on several fields must all hold.',
+    schema: { ...schema, properties },
+  };
+}
+
 /** The `{id}` path parameter, typed like the primary key. */
 function idParameter(model: ModelDescription): Record<string, unknown> {
   const key = model.fieldsByName.get(model.primaryKey);
@@ -213,21 +279,27 @@ function operation(
     errors: ProblemResponseName[];
     parameters?: Record<string, unknown>[];
     requestBody?: Record<string, unknown>;
+    related?: RelationAccess;
   },
 ): Operation {
   const rules = access(doc, method, ctx);
+  const related = spec.related ?? { errors: [], notes: [], schemes: [] };
+  // A public operation whose relations need a user takes a token optionally: `{}` is "none".
+  const security =
+    rules.security ??
+    (related.schemes.length === 0 ? undefined : [{}, ...related.schemes.map((name) => ({ [name]: [] }))]);
   return {
     tags: [doc.description.resource],
     summary: spec.summary,
-    description: [spec.description, ...rules.notes].join('\n\n'),
+    description: [spec.description, ...rules.notes, ...related.notes].join('\n\n'),
     operationId: ctx.operationId(spec.operationId),
     ...(spec.parameters === undefined ? {} : { parameters: spec.parameters }),
     ...(spec.requestBody === undefined ? {} : { requestBody: spec.requestBody }),
     responses: {
       ...spec.success,
-      ...problemResponses([...spec.errors, ...rules.errors, 'ServiceUnavailable']),
+      ...problemResponses([...spec.errors, ...rules.errors, ...related.errors, 'ServiceUnavailable']),
     },
-    ...(rules.security === undefined ? {} : { security: rules.security }),
+    ...(security === undefined ? {} : { security }),
   };
 }
 
@@ -255,7 +327,9 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
     extraFields: doc.extraInputFields,
     extraRequired: doc.extraRequiredOnCreate,
   };
-  const record = ctx.schema(model.name, readSchema(model));
+  const relations = documentedRelations(doc, (target) => ctx.target(target));
+  const fullRead = withRelationProperties(readSchema(model), relations, doc.includeLimit);
+  const record = ctx.record(doc, fullRead);
   // Non-strict routers drop the fields a client may not write, so their bodies allow unknown keys.
   const create = ctx.schema(
     `${model.name}Create`,
@@ -266,7 +340,7 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
     documentedWriteSchema(withFieldRules(updateSchema(model, writeOptions), doc.fieldRules), doc.strict),
   );
   // With `fields=` a list returns only the named fields, so no field is required in list items.
-  const { required: _required, ...partial } = readSchema(model);
+  const { required: _required, ...partial } = fullRead;
   const listItem = ctx.schema(`${model.name}Fields`, {
     ...partial,
     description: `A ${model.name}, or the fields of it named in \`fields\`.`,
@@ -291,6 +365,7 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
     'UnsupportedMediaType',
     'ValidationFailed',
   ];
+  const readInclude = includeParameter(relations, doc.includeLimit);
   const updateDescription = `Changes the fields present in the body; absent fields keep their values. ${dropped}`;
 
   return {
@@ -301,7 +376,7 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
         description:
           `Returns one page of ${many}. \`X-Total-Count\` gives the number of matches (skipped with \`count=false\`); ` +
           '`Link` gives the next and previous pages when there are such pages; with `after` it pages by keyset.',
-        parameters: listParameters(model, doc.like),
+        parameters: listParameters(doc, relations),
         success: {
           200: {
             description: `A page of ${many}.`,
@@ -310,6 +385,7 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
           },
         },
         errors: ['BadRequest'],
+        related: relationAccess(relations, ctx.securityScheme, true),
       }),
       post: operation(doc, 'POST', ctx, {
         operationId: `create${single}`,
@@ -328,8 +404,10 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
         operationId: `get${single}`,
         summary: `Get ${a}`,
         description: `Returns the ${one} with this primary key.`,
+        ...(readInclude === undefined ? {} : { parameters: [readInclude] }),
         success: { 200: recordResponse(`The ${one}.`) },
-        errors: ['NotFound'],
+        errors: readInclude === undefined ? ['NotFound'] : ['BadRequest', 'NotFound'],
+        related: relationAccess(relations, ctx.securityScheme, false),
       }),
       put: operation(doc, 'PUT', ctx, {
         operationId: `update${single}`,

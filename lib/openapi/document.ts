@@ -4,7 +4,7 @@
  */
 import { ConfigurationError } from '../errors.js';
 import type { JsonSchema } from '../schema/json-schema.js';
-import type { AuthDependency, Policy } from '../types.js';
+import type { AuthDependency, ModelClass, Policy } from '../types.js';
 import { baseComponents } from './components.js';
 import { type CrudBuildContext, crudPathItems } from './crud-operations.js';
 import { humanize, OperationIdAllocator, operationIdFromPath } from './naming.js';
@@ -115,6 +115,29 @@ function tagDescription(tag: string): string {
   return `${words.charAt(0).toUpperCase()}${words.slice(1)} operations.`;
 }
 
+/**
+ * Start of the `$ref` a relation gets to a router's read schema before that schema has its name
+ * (it may be built later, and its name depends on what came before); replaced once all are built.
+ */
+const PENDING_RECORD = '#/components/schemas/\u0000record:';
+
+/** Replaces every pending `$ref` in a schema by the name its router's read schema got. */
+function resolvePendingRecords(value: unknown, names: ReadonlyMap<number, string>): void {
+  if (value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const item of value) resolvePendingRecords(item, names);
+    return;
+  }
+  const object = value as Record<string, unknown>;
+  const ref = object.$ref;
+  if (typeof ref === 'string' && ref.startsWith(PENDING_RECORD)) {
+    const name = names.get(Number(ref.slice(PENDING_RECORD.length)));
+    if (name === undefined) throw new Error(`Unresolved OpenAPI record reference ${ref.slice(1)}.`);
+    object.$ref = name;
+  }
+  for (const child of Object.values(object)) resolvePendingRecords(child, names);
+}
+
 /** Builds a fresh OpenAPI 3.1 document; the sources are not modified. */
 export function buildOpenApiDocument(sources: OpenApiSources): Record<string, unknown> {
   const components = baseComponents();
@@ -129,6 +152,14 @@ export function buildOpenApiDocument(sources: OpenApiSources): Record<string, un
     components.schemas[name] = structuredClone(schema);
   }
 
+  // A relation refers to the read schema of the first router documented for its target model,
+  // as `OpenApiRegistry.collectionPathOf` names that router's path.
+  const routesOf = new Map<ModelClass, number>();
+  sources.crud.forEach((doc, index) => {
+    if (!routesOf.has(doc.description.model)) routesOf.set(doc.description.model, index);
+  });
+  const recordNames = new Map<number, string>();
+
   const context: CrudBuildContext = {
     schema(name, schema) {
       let candidate = name;
@@ -142,6 +173,19 @@ export function buildOpenApiDocument(sources: OpenApiSources): Record<string, un
     },
     operationId: (preferred) => ids.claim(preferred),
     securityScheme: schemeResolver(sources.securitySchemes),
+    record(doc, schema) {
+      const ref = context.schema(doc.description.name, schema);
+      const index = sources.crud.indexOf(doc);
+      if (index >= 0 && !recordNames.has(index)) recordNames.set(index, String(ref.$ref));
+      return ref;
+    },
+    target(model) {
+      const index = routesOf.get(model);
+      const routes = index === undefined ? undefined : sources.crud[index];
+      return index === undefined || routes === undefined
+        ? undefined
+        : { routes, record: { $ref: `${PENDING_RECORD}${index}` } };
+    },
   };
 
   // Plugin operations claim their explicit ids first: a plugin's documented id never changes.
@@ -165,6 +209,7 @@ export function buildOpenApiDocument(sources: OpenApiSources): Record<string, un
     }
     for (const [path, item] of Object.entries(crudPathItems(doc, context))) paths[path] = item;
   }
+  for (const schema of Object.values(components.schemas)) resolvePendingRecords(schema, recordNames);
   for (const op of extra) {
     paths[op.path] ??= {};
     (paths[op.path] as Record<string, unknown>)[op.method] = op.operation;

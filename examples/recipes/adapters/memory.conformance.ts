@@ -48,9 +48,26 @@ runConformanceSuite({
           id: { type: 'uuid', primary: true, generated: true },
           label: { type: 'string' },
         }),
-        defineMemoryModel(Tag, { id, name: { type: 'string', unique: true } }),
-        defineMemoryModel(Author, { id, name: { type: 'string' } }),
-        defineMemoryModel(Book, { id, title: { type: 'string' }, author: { relation: { target: Author } } }),
+        defineMemoryModel(
+          Tag,
+          { id, name: { type: 'string', unique: true } },
+          { collections: { books: { kind: 'many-to-many', target: () => Book, mappedBy: 'tags' } } },
+        ),
+        defineMemoryModel(
+          Author,
+          { id, name: { type: 'string' } },
+          { collections: { books: { kind: 'one-to-many', target: () => Book, inverseField: 'author' } } },
+        ),
+        defineMemoryModel(
+          Book,
+          {
+            id,
+            title: { type: 'string' },
+            author: { relation: { target: Author } },
+            category: { relation: { target: Category }, nullable: true },
+          },
+          { collections: { tags: { kind: 'many-to-many', target: Tag } } },
+        ),
         defineMemoryModel(Country, {
           code: { type: 'string', primary: true, maxLength: 2 },
           name: { type: 'string' },

@@ -20,9 +20,9 @@ export class Box extends FrameworkModel {}
 export class Tag extends FrameworkModel {
   static override __tablename__ = 'labels';
 }
-/** Referenced by `Book.author`. */
+/** Referenced by `Book.author`; `books` is its one-to-many inverse. */
 export class Author extends FrameworkModel {}
-/** A required many-to-one to `Author`. */
+/** A required many-to-one to `Author`, a nullable one to `Category`, and many-to-many `tags`. */
 export class Book extends FrameworkModel {}
 /** A natural string key given by the client. */
 export class Country extends FrameworkModel {}
@@ -65,13 +65,26 @@ export function createConformanceMemoryAdapter(): MemoryAdapter {
         id: { type: 'uuid', primary: true, generated: true },
         label: { type: 'string' },
       }),
-      defineMemoryModel(Tag, { id: ID, name: { type: 'string', unique: true } }),
-      defineMemoryModel(Author, { id: ID, name: { type: 'string' } }),
-      defineMemoryModel(Book, {
-        id: ID,
-        title: { type: 'string' },
-        author: { relation: { target: Author } },
-      }),
+      defineMemoryModel(
+        Tag,
+        { id: ID, name: { type: 'string', unique: true } },
+        { collections: { books: { kind: 'many-to-many', target: () => Book, mappedBy: 'tags' } } },
+      ),
+      defineMemoryModel(
+        Author,
+        { id: ID, name: { type: 'string' } },
+        { collections: { books: { kind: 'one-to-many', target: () => Book, inverseField: 'author' } } },
+      ),
+      defineMemoryModel(
+        Book,
+        {
+          id: ID,
+          title: { type: 'string' },
+          author: { relation: { target: Author } },
+          category: { relation: { target: Category }, nullable: true },
+        },
+        { collections: { tags: { kind: 'many-to-many', target: Tag } } },
+      ),
       defineMemoryModel(Country, {
         code: { type: 'string', primary: true, maxLength: 2 },
         name: { type: 'string' },

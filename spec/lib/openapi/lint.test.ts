@@ -13,6 +13,8 @@ import { oas } from '@stoplight/spectral-rulesets';
 import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
 import { type BlogApp, createBlogApp } from '../../../examples/blog/app.js';
 import { OpenApiRegistry } from '../../../lib/openapi/registry.js';
+import type { CrudRoutesDoc } from '../../../lib/openapi/types.js';
+import type { ModelClass } from '../../../lib/types.js';
 import {
   crudDoc,
   gadgetDescription,
@@ -22,6 +24,7 @@ import {
   policy,
   SCHEME,
 } from './fixtures.js';
+import { Author, Book, Category, libraryDocs, Tag } from './relation-fixtures.js';
 
 /** One finding of either linter, reduced to what an assertion message needs. */
 interface Finding {
@@ -123,6 +126,21 @@ describe('OpenAPI lint: Spectral spectral:oas and Redocly recommended', () => {
     );
     registry.addCrud(crudDoc(gadgetDescription(), { prefix: '/api', strict: true }));
     registry.addCrud(crudDoc(placeDescription()));
+    assertClean(await lint(registry.document()), UNUSED_FILTER_OPERATORS);
+  });
+
+  it('a document with relations (include, key-or-record fields, collections, related read rules) has no lint finding but the fuzzer component', async () => {
+    const registry = new OpenApiRegistry({
+      title: 'Library',
+      license: { name: 'MIT', identifier: 'MIT' },
+      contact: { name: 'API team', email: 'api@example.org' },
+    });
+    registry.addSecurityScheme(SCHEME, PASSWORD_SCHEME);
+    const rules = new Map<ModelClass, Partial<CrudRoutesDoc>>([
+      [Category, { policies: { GET: policy('members_only', 'Only members.', true, SCHEME) } }],
+      [Tag, { secure: true, securityScheme: SCHEME }],
+    ]);
+    for (const doc of libraryDocs([Book, Author, Category, Tag], rules)) registry.addCrud(doc);
     assertClean(await lint(registry.document()), UNUSED_FILTER_OPERATORS);
   });
 });
