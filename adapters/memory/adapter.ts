@@ -14,7 +14,8 @@ import type {
   RecordId,
   RelationLink,
 } from '../../lib/types.js';
-import { type CompiledModel, compileModels } from './compile.js';
+import { compileModels } from './compile-models.js';
+import type { CompiledModel } from './compiled.js';
 import type { MemoryModelDeclaration } from './declaration.js';
 import { readLinks } from './link-reads.js';
 import type { RelatedRows } from './paths.js';

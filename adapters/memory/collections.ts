@@ -6,29 +6,9 @@
  */
 import { ConfigurationError } from '../../lib/errors.js';
 import type { CollectionDescription, ModelClass } from '../../lib/types.js';
-import type { CompiledModel, Declarations } from './compile.js';
+import type { Declarations } from './compile.js';
+import type { CollectionSource, CompiledCollection, CompiledModel } from './compiled.js';
 import type { MemoryCollectionDeclaration, MemoryModelDeclaration } from './declaration.js';
-
-/** Where a collection's links are read (and, for an owning many-to-many, written). */
-export type CollectionSource =
-  /** One-to-many: the target rows whose many-to-one `field` holds the owner's key. */
-  | { readonly kind: 'foreign-key'; readonly field: string }
-  /**
-   * Many-to-many: the link table of `owner`'s collection `name`; the inverse side reads it from
-   * target to owner.
-   */
-  | {
-      readonly kind: 'link-table';
-      readonly owner: ModelClass;
-      readonly name: string;
-      readonly inverse: boolean;
-    };
-
-/** One collection with where its links live. */
-export interface CompiledCollection {
-  readonly description: CollectionDescription;
-  readonly source: CollectionSource;
-}
 
 /** Fields only: what the first compilation pass produced. */
 type FieldModels = ReadonlyMap<ModelClass, CompiledModel>;

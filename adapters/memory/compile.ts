@@ -8,8 +8,8 @@
 import { ConfigurationError } from '../../lib/errors.js';
 import { buildModelDescription, type ModelFacts } from '../../lib/model/describe.js';
 import { type MixinFieldSpec, mixinFieldsOf } from '../../lib/model/framework-model.js';
-import type { FieldDescription, FieldType, ModelClass, ModelDescription } from '../../lib/types.js';
-import { type CompiledCollection, withCollections } from './collections.js';
+import type { FieldDescription, FieldType, ModelClass } from '../../lib/types.js';
+import type { CompiledField, CompiledModel, Generator } from './compiled.js';
 import type {
   MemoryDefault,
   MemoryFieldDeclaration,
@@ -17,29 +17,6 @@ import type {
   MemoryScalarField,
 } from './declaration.js';
 import { toStored, ValueProblem } from './values.js';
-
-/** How the store fills a generated field. */
-export type Generator = 'sequence' | 'uuid';
-
-/** One field with its run-time behaviour. */
-export interface CompiledField {
-  readonly field: FieldDescription;
-  /** Produces the default of an insert that does not give the field, in stored form. */
-  readonly makeDefault?: () => unknown;
-  readonly generator?: Generator;
-  /** The referenced model of a many-to-one field. */
-  readonly target?: ModelClass;
-}
-
-/** A declared model, ready for the store. */
-export interface CompiledModel {
-  readonly description: ModelDescription;
-  readonly fields: readonly CompiledField[];
-  readonly fieldsByName: ReadonlyMap<string, CompiledField>;
-  readonly primary: CompiledField;
-  /** The to-many collections, by JSON name. */
-  readonly collections: ReadonlyMap<string, CompiledCollection>;
-}
 
 const FIELD_TYPES: ReadonlySet<string> = new Set<FieldType>([
   'string',
@@ -243,7 +220,7 @@ function compileField(
   return { facts, runtime };
 }
 
-function compileModel(declaration: MemoryModelDeclaration, declarations: Declarations): CompiledModel {
+export function compileModel(declaration: MemoryModelDeclaration, declarations: Declarations): CompiledModel {
   const modelName = declaration.model.name;
   const runtime = new Map<string, Omit<CompiledField, 'field'>>();
   const facts: FieldFacts[] = [];
@@ -268,15 +245,4 @@ function compileModel(declaration: MemoryModelDeclaration, declarations: Declara
     primary: fields.find((field) => field.field.primary) as CompiledField,
     collections: new Map(),
   };
-}
-
-/** Compiles every declaration; relation targets must be among them. */
-export function compileModels(list: readonly MemoryModelDeclaration[]): Map<ModelClass, CompiledModel> {
-  const declarations = new Declarations(list);
-  const fieldsOnly = new Map(
-    list.map((declaration) => [declaration.model, compileModel(declaration, declarations)]),
-  );
-  return new Map(
-    list.map((declaration) => [declaration.model, withCollections(declaration, fieldsOnly, declarations)]),
-  );
 }

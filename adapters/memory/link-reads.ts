@@ -4,8 +4,8 @@
  * or the link table (many-to-many), never per owner from the store's rows.
  */
 import type { ModelClass, RecordId, RelationLink } from '../../lib/types.js';
-import type { CompiledCollection } from './collections.js';
 import { compareStored } from './compare.js';
+import type { CompiledCollection } from './compiled.js';
 import type { Key } from './links.js';
 import type { MemoryStore } from './store.js';
 import { keyFromId } from './values.js';

@@ -6,8 +6,7 @@
  */
 import type { FieldError } from '../../lib/errors.js';
 import type { ModelClass, RawRecord } from '../../lib/types.js';
-import type { CompiledCollection } from './collections.js';
-import type { CompiledModel } from './compile.js';
+import type { CompiledCollection, CompiledModel } from './compiled.js';
 import type { Key } from './links.js';
 import { toStored, ValueProblem } from './values.js';
 

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, type FieldError } from '../../lib/errors.js';
 import type { ModelClass, RawRecord, RecordId } from '../../lib/types.js';
-import type { CompiledField, CompiledModel } from './compile.js';
+import type { CompiledField, CompiledModel } from './compiled.js';
 import { type KeyExists, type LinkWrite, planLinkWrites } from './link-writes.js';
 import { type Key, LinkTable } from './links.js';
 import { storedEquals } from './query.js';
