@@ -2,11 +2,14 @@
  * `koa-model-api/conformance`: the HTTP-level suite every `OrmAdapter` must pass. It serves the
  * eight conformance models through `Application` + `CrudRouter` and checks, over real HTTP, what
  * CONTRACT.md section 4 promises: status codes, bodies, defaults, keys, constraints, list
- * paging/sorting/filtering and problem details.
+ * paging/sorting/filtering, relations (`include=`, many-to-many writes, filters and sort through
+ * a many-to-one) and problem details.
  *
  * To run it from an adapter package:
- * 1. Map the eight models of `ConformanceModels` (shapes in its documentation) with your ORM;
- *    every class extends `FrameworkModel`, and `Tag` declares `static __tablename__ = 'labels'`.
+ * 1. Map the eight models of `ConformanceModels` (shapes and relations in its documentation) with
+ *    your ORM; every class extends `FrameworkModel`, and `Tag` declares
+ *    `static __tablename__ = 'labels'`. The adapter describes their collections and implements
+ *    `links()` (docs/adapters.md, "Relations").
  * 2. Write a target whose `setup()` creates a fresh, empty schema (a unique database name, so
  *    parallel runs never collide), builds the adapter over it and returns `teardown` that closes
  *    the adapter and drops the schema. The suite never closes the adapter itself.

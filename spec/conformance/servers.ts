@@ -1,12 +1,16 @@
 /**
  * Starts the two applications of a suite run on 127.0.0.1 (random ports): one with default
- * routers, one with `strict: true` routers, both over the target's adapter.
+ * routers, one with `strict: true` routers, both over the target's adapter. Every router embeds
+ * at most `INCLUDE_LIMIT` records of a to-many relation, so that a case can reach the cap.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Application, CrudRouter } from '../../lib/index.js';
 import { HttpClient } from './http-client.js';
 import type { ConformanceEnvironment } from './types.js';
+
+/** The `include_limit` of every router of the suite (small, so the cap takes a few records). */
+export const INCLUDE_LIMIT = 3;
 
 /** The running servers of one suite run. */
 export interface RunningServers {
@@ -19,7 +23,7 @@ export interface RunningServers {
 async function serve(env: ConformanceEnvironment, title: string, strict: boolean): Promise<Server> {
   const app = new Application({ title, adapter: env.adapter });
   for (const model of Object.values(env.models)) {
-    new CrudRouter(strict ? { model, strict: true } : { model }).register_routes(app);
+    new CrudRouter({ model, strict, include_limit: INCLUDE_LIMIT }).register_routes(app);
   }
   // A plain server over app.callback(): the suite owns its lifetime, and app.close() would also
   // close the adapter, which belongs to the target.

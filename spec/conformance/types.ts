@@ -16,25 +16,33 @@ import type { ConformanceCaseName } from './names.js';
  * - `Person` → `people`: `id` integer auto-increment pk, `name` string.
  * - `Category` → `categories`: `id`, `name` string unique.
  * - `Box` → `boxes`: `id` uuid pk generated, `label` string.
- * - `Tag` with `static __tablename__ = 'labels'` → `labels`: `id`, `name` string unique.
- * - `Author` → `authors`: `id`, `name` string.
- * - `Book` → `books`: `id`, `title` string, `author` many-to-one `Author` (required), exposed as its key.
+ * - `Tag` with `static __tablename__ = 'labels'` → `labels`: `id`, `name` string unique;
+ *   `books` the inverse (mappedBy `tags`) side of `Book.tags`: a collection, not writable.
+ * - `Author` → `authors`: `id`, `name` string; `books` one-to-many, the inverse of `Book.author`
+ *   (a collection with `inverseField: 'author'`, not writable).
+ * - `Book` → `books`: `id`, `title` string, `author` many-to-one `Author` (required), exposed as its key;
+ *   `category` many-to-one `Category`, nullable (column `category_id`), exposed as its key;
+ *   `tags` many-to-many `Tag`, the owning side, writable as an array of tag keys (pivot table: the
+ *   ORM's default, e.g. MikroORM's `book_tags` with `book_id` and `tag_id`).
  * - `Country` → `countries`: `code` string(2) pk given by the client on create, `name` string.
+ *
+ * Collections (`Author.books`, `Book.tags`, `Tag.books`) are not fields: `describe()` lists them in
+ * `ModelDescription.collections`, and the adapter implements `links()` for them.
  */
 export interface ConformanceModels {
   /** Most scalar field kinds, defaults, a unique and a hidden field (`gadgets`). */
   readonly Gadget: ModelClass;
   /** Irregular plural table name (`people`). */
   readonly Person: ModelClass;
-  /** A unique `name` (`categories`). */
+  /** A unique `name` (`categories`); target of the nullable `Book.category`. */
   readonly Category: ModelClass;
   /** Generated UUID primary key (`boxes`). */
   readonly Box: ModelClass;
-  /** `__tablename__ = 'labels'` overrides the plural rule. */
+  /** `__tablename__ = 'labels'` overrides the plural rule; `books` is the inverse of `Book.tags`. */
   readonly Tag: ModelClass;
-  /** Target of `Book.author` (`authors`). */
+  /** Target of `Book.author` (`authors`); `books` is its one-to-many inverse. */
   readonly Author: ModelClass;
-  /** A required many-to-one relation to `Author` (`books`). */
+  /** Required many-to-one `author`, nullable many-to-one `category`, many-to-many `tags` (`books`). */
   readonly Book: ModelClass;
   /** A natural string primary key given on create (`countries`). */
   readonly Country: ModelClass;

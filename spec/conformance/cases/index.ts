@@ -4,10 +4,14 @@ import type { ConformanceCaseName } from '../names.js';
 import { createCases } from './create.js';
 import { filterCases } from './filters.js';
 import { httpCases } from './http.js';
+import { includeCases } from './include.js';
+import { includeSelectionCases } from './include-selection.js';
 import { keyCases } from './keys.js';
 import { keysetCases } from './keyset.js';
 import { listCases } from './list.js';
 import { recordCases } from './records.js';
+import { relationQueryCases } from './relation-queries.js';
+import { relationWriteCases } from './relation-writes.js';
 
 /** The body of each named case. */
 export const caseBodies: Readonly<Record<ConformanceCaseName, ConformanceCase>> = {
@@ -17,5 +21,9 @@ export const caseBodies: Readonly<Record<ConformanceCaseName, ConformanceCase>> 
   ...listCases,
   ...keysetCases,
   ...filterCases,
+  ...includeCases,
+  ...includeSelectionCases,
+  ...relationWriteCases,
+  ...relationQueryCases,
   ...httpCases,
 };
