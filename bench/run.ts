@@ -156,7 +156,7 @@ function record(
         ? `idle ${fmt((metrics.idle_rss ?? 0) / 2 ** 20, 1)} MiB, ${metrics.connections} conns ${fmt((metrics.connected_rss ?? 0) / 2 ** 20, 1)} MiB`
         : scenario.name === 'login_storm'
           ? `GET p99 idle ${fmt(metrics.idle_p99, 1)} ms, storm ${fmt(metrics.storm_p99, 1)} ms, logins ${fmt(metrics.login_rps, 1)}/s`
-          : `${fmt(metrics.rps)} req/s  p50 ${fmt(metrics.p50, 1)} ms  p99 ${fmt(metrics.p99, 1)} ms  eld p99 ${fmt(metrics.eld_p99, 1)} ms${bad > 0 ? `  (${bad} non-2xx/errors)` : ''}`;
+          : `${fmt(metrics.rps)} req/s  p50 ${fmt(metrics.p50, 1)} ms  p99 ${fmt(metrics.p99, 1)} ms  eld p99 ${fmt(metrics.eld_p99, 1)} ms  ${fmt(metrics.statements, 1)} statements/request${bad > 0 ? `  (${bad} non-2xx/errors)` : ''}`;
   console.log(
     `  [${env.db.backend} r${repeat + 1}] ${scenario.name.padEnd(15)} ${spec.name.padEnd(12)} ${line}`,
   );

@@ -1,7 +1,12 @@
 /** koa-model-api: turn ORM models into a secure REST API on Koa. */
 export { Application, type ApplicationOptions, type ListenOptions } from './application.js';
 export * from './auth/index.js';
-export type { CrudRouterOptions } from './crud/crud-options.js';
+export type {
+  CrudLikeOptions,
+  CrudLikeSettings,
+  CrudRouterOptions,
+  CrudRouterSettings,
+} from './crud/crud-options.js';
 export { CrudRouter } from './crud/crud-router.js';
 export {
   ApiError,
@@ -34,7 +39,7 @@ export {
 } from './model/framework-model.js';
 export { detectOwnerField, OWNER_FIELD_NAMES } from './model/ownership.js';
 export { defaultTableName, snakeCase } from './model/table-name.js';
-export { setWriteHooks, type WriteHooks, type WriteMode, writeHooksOf } from './model/write-hooks.js';
+export type { WriteHooks, WriteMode } from './model/write-hooks.js';
 export {
   headerRef,
   PROBLEM_MEDIA_TYPE,
@@ -53,6 +58,7 @@ export {
 } from './openapi/document.js';
 export { OpenApiRegistry } from './openapi/registry.js';
 export type * from './openapi/types.js';
+export type { CamelAliases, CamelCase } from './options/spelling.js';
 export { FILTER_OPERATORS, LIST_LIMITS } from './query/list-query.js';
 export type { JsonSchema } from './schema/json-schema.js';
 export {

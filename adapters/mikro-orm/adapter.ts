@@ -7,6 +7,10 @@
  * do nothing else (direct-writes.ts); it serves only models whose shape it is proved equal on
  * (fast-path.ts, spec/adapters/mikro-orm/fidelity) and only when the MikroORM internals it needs
  * are there. `mode: 'plain'` turns it off.
+ *
+ * Relations: the links of a to-many relation come from one statement of the adapter's own
+ * (links.ts) on both paths; a write that sets a collection always goes through the unit of work,
+ * which writes the record and its links in the transaction of one flush.
  */
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
@@ -19,6 +23,7 @@ import type {
   OrmAdapter,
   RawRecord,
   RecordId,
+  RelationLink,
 } from '../../lib/types.js';
 import { type MikroOrmConnectOptions, ormFromUrl } from './connect.js';
 import type { AnyMikroORM } from './describe.js';
@@ -31,7 +36,8 @@ import {
   quietEvents,
 } from './direct-writes.js';
 import { AdapterFailures, isMalformedKey } from './failures.js';
-import { missingInternal } from './fast-path.js';
+import { missingInternal, queryObstacle } from './fast-path.js';
+import { LinkReader } from './links.js';
 import { type ListStatement, ListStatements } from './list-statements.js';
 import { type Lookup, prepareLookup } from './lookup.js';
 import { type CombinedCache, TOTAL_COLUMN, withTotalColumn } from './page-total.js';
@@ -41,6 +47,7 @@ import {
   type Dialect,
   decodeRow,
   dialectOf,
+  encodeCollections,
   encodeData,
   type FieldPlan,
   type ModelPlan,
@@ -49,7 +56,7 @@ import {
 import { listWhereOf, orderByOf, whereOf } from './query.js';
 import { updateSchemaSafely } from './schema.js';
 import { markWritten } from './session-state.js';
-import { StatementRunner } from './statements.js';
+import { type NamedStatements, StatementRunner } from './statements.js';
 
 /** Options of `new MikroOrmAdapter(orm, options)`. */
 export interface MikroOrmAdapterOptions {
@@ -66,11 +73,14 @@ export interface MikroOrmAdapterOptions {
    */
   readonly mode?: 'fast' | 'plain';
   /**
-   * PostgreSQL: run the fast path's statements as named (server-side prepared) statements, about
-   * 30 µs a query cheaper (bench/NOTES.md). Off by default: PgBouncer before 1.21 in transaction
-   * pooling mode cannot route them (docs/deployment.md).
+   * PostgreSQL named (server-side prepared) statements, planned once per connection (bench/NOTES.md,
+   * "Figures behind code comments": named statements). `'auto'` (default): named until a pooler in
+   * transaction mode loses one (42P05/26000), then unnamed for good with one
+   * `KMA_NAMED_STATEMENTS_OFF` warning, the failed statement run again unnamed. `true`: always
+   * named, those errors reach the request (direct connections, PgBouncer 1.21+ with
+   * `max_prepared_statements`). `false`: never (docs/deployment.md).
    */
-  readonly namedStatements?: boolean;
+  readonly namedStatements?: NamedStatements;
 }
 
 type Row = Record<string, unknown>;
@@ -112,6 +122,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   readonly #lookups = new Map<FieldPlan, Lookup | null>();
   readonly #failures: AdapterFailures;
   readonly #plain: PlainPath;
+  readonly #links: LinkReader;
   // Why the fast path is off for every model (plain mode, or a MikroORM internal it needs is missing).
   readonly #fastOff: string | undefined;
 
@@ -137,6 +148,8 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     this.#failures = new AdapterFailures(orm);
     this.#plain = new PlainPath(orm, this.#failures);
     this.#fastOff = options.mode === 'plain' ? 'plain mode' : fastPathUnavailable(orm);
+    // Links are read with the adapter's own SQL either way; the fast path only prepares it.
+    this.#links = new LinkReader(orm, this.#fastOff === undefined ? this.#statements : undefined);
   }
 
   /** Why this model is served by the plain path, or undefined when the fast path serves it. */
@@ -178,7 +191,8 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
 
   async list(session: EntityManager, model: ModelClass, query: ListQuery): Promise<ListResult> {
     const plan = this.#plan(model);
-    if (this.#isPlain(plan)) return this.#plain.list(session, plan, query);
+    if (this.#isPlain(plan) || queryObstacle(plan, query) !== undefined)
+      return this.#plain.list(session, plan, query);
     try {
       if (this.#dialect === 'postgresql' && query.withTotal && query.limit > 0) {
         const combined = await this.#pageWithTotal(session, plan, query);
@@ -219,10 +233,40 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     return this.#lookup(session, plan, target, encoded);
   }
 
+  /**
+   * The links of a to-many relation for the given owners, in one statement (links.ts): per owner
+   * ordered by target key, at most `perOwner` of them.
+   */
+  async links(
+    session: EntityManager,
+    model: ModelClass,
+    collection: string,
+    owners: readonly RecordId[],
+    perOwner: number,
+  ): Promise<readonly RelationLink[]> {
+    const plan = this.#plan(model);
+    const found = plan.collections.get(collection);
+    if (found === undefined)
+      throw new ConfigurationError(`${plan.description.name} has no collection ${collection}.`);
+    try {
+      return await this.#links.links(session, plan, found, owners, perOwner);
+    } catch (error) {
+      if (isMalformedKey(error)) return [];
+      throw this.#failures.read(error, plan);
+    }
+  }
+
   async create(session: EntityManager, model: ModelClass, data: Readonly<RawRecord>): Promise<RawRecord> {
     const plan = this.#plan(model);
-    const values = encodeData(plan, data);
+    // A new record has no links: an empty array has nothing to write.
+    const links = Object.fromEntries(
+      Object.entries(encodeCollections(plan, data)).filter(([, keys]) => keys.length > 0),
+    );
+    const values = { ...encodeData(plan, data), ...links };
     if (this.#isPlain(plan)) return this.#plain.create(session, plan, values);
+    // Links are the unit of work's to write, with the row, in the transaction of its flush.
+    if (Object.keys(links).length > 0)
+      return this.#readBack(session, plan, await this.#plain.insert(session, plan, values));
     const direct = this.#directFor(plan, session, 'insert');
     if (direct !== undefined) {
       let inserted: Awaited<ReturnType<typeof directInsert>>;
@@ -257,9 +301,10 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     const key = { [plan.primary.prop.name]: plan.primary.encode(id) };
     // A row keeps its key: the contract never lets a route change a primary key.
     const { [plan.primary.field.name]: _key, ...changes } = data;
-    const values = encodeData(plan, changes);
+    const links = encodeCollections(plan, changes);
+    const values = { ...encodeData(plan, changes), ...links };
     if (this.#isPlain(plan)) return this.#plain.update(session, plan, key, values);
-    const direct = this.#directFor(plan, session, 'update');
+    const direct = Object.keys(links).length > 0 ? undefined : this.#directFor(plan, session, 'update');
     if (direct !== undefined) {
       if (Object.keys(values).length === 0) return this.#first(session, plan, key);
       let updated: Row | undefined | true;
@@ -327,7 +372,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   #plan(model: ModelClass): ModelPlan {
     let plan = this.#plans.get(model);
     if (plan === undefined) {
-      plan = buildPlan(this.orm, model);
+      plan = buildPlan(this.orm, model, (target) => this.#plan(target));
       this.#plans.set(model, plan);
     }
     return plan;

@@ -10,6 +10,7 @@ import {
   type EntityMetadata,
   ForeignKeyConstraintViolationException,
   NotNullConstraintViolationException,
+  ReferenceKind,
   TableNotFoundException,
   UniqueConstraintViolationException,
 } from '@mikro-orm/core';
@@ -187,9 +188,22 @@ function uniqueCandidates(meta: EntityMetadata): string[] {
   return [...names];
 }
 
+/** The to-one relations whose column in the entity's own table holds a foreign key. */
 function relationCandidates(meta: EntityMetadata): string[] {
   return meta.relations
-    .filter((prop) => (prop.fieldNames?.length ?? 0) > 0 && prop.owner !== false)
+    .filter(
+      (prop) =>
+        (prop.kind === ReferenceKind.MANY_TO_ONE || prop.kind === ReferenceKind.ONE_TO_ONE) &&
+        (prop.fieldNames?.length ?? 0) > 0 &&
+        prop.owner !== false,
+    )
+    .map((prop) => prop.name);
+}
+
+/** The many-to-many relations whose pivot rows a write inserts (a key of theirs may be gone). */
+function collectionCandidates(meta: EntityMetadata): string[] {
+  return meta.relations
+    .filter((prop) => prop.kind === ReferenceKind.MANY_TO_MANY && prop.owner === true)
     .map((prop) => prop.name);
 }
 
@@ -254,7 +268,10 @@ export function toApiError(error: unknown, context: ErrorContext): unknown {
         `This ${meta.className} is still referenced by other records and cannot be deleted.`,
       );
     }
-    const fields = blamedProperties(error, context, relationCandidates(meta));
+    // The record's own foreign keys first: the core has checked a collection's keys already, so a
+    // pivot row fails only when a target went away meanwhile (SQLite names no column to tell).
+    const own = blamedProperties(error, context, relationCandidates(meta));
+    const fields = own.length > 0 ? own : blamedProperties(error, context, collectionCandidates(meta));
     const errors: FieldError[] = fields.map((path) => ({
       path,
       message: 'References a record that does not exist.',

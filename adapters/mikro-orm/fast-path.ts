@@ -17,10 +17,10 @@ import {
   JsonType,
   ReferenceKind,
 } from '@mikro-orm/core';
-import type { ModelDescription } from '../../lib/types.js';
+import type { ListQuery, ModelClass, ModelDescription } from '../../lib/types.js';
 import { type AnyMikroORM, isComputed } from './describe.js';
+import type { Dialect } from './dialect.js';
 import { hasBuiltInType } from './field-types.js';
-import type { Dialect } from './plan.js';
 
 /** What the obstacle check reads of a plan under construction. */
 export interface FastPathCandidate {
@@ -77,6 +77,36 @@ export function fastPathObstacle(orm: AnyMikroORM, plan: FastPathCandidate): str
     if (prop.kind === ReferenceKind.ONE_TO_ONE && !prop.owner) continue;
     const obstacle = propertyObstacle(meta, prop);
     if (obstacle !== undefined) return obstacle;
+  }
+  return undefined;
+}
+
+/** What the per-query check reads of a plan: its fields by JSON name, and other models' plans. */
+export interface QueryCandidate {
+  readonly byName: ReadonlyMap<string, { readonly field: ModelDescription['fields'][number] }>;
+  planOf(model: ModelClass): { readonly filtered: boolean };
+}
+
+/** The target of the many-to-one a field path starts with (`author.name`), or undefined. */
+function relationTarget(plan: QueryCandidate, path: string): ModelClass | undefined {
+  const dot = path.indexOf('.');
+  return dot > 0 ? plan.byName.get(path.slice(0, dot))?.field.relation?.targetModel : undefined;
+}
+
+/**
+ * Why this list query takes the plain path although its model takes the fast one, or undefined.
+ * A filter or sort through a many-to-one (`author.name`) is the same `where` and `orderBy` on both
+ * paths, and MikroORM's query builder joins the target as `em.find` does (inner, or left for a
+ * nullable relation); `em.find` also applies the target's MikroORM filters to the join, which the
+ * fast path's statements do not, so a target with filters is served plainly. The differential
+ * case in spec/adapters/mikro-orm/relations.test.ts checks both paths against `em.find`.
+ */
+export function queryObstacle(plan: QueryCandidate, query: ListQuery): string | undefined {
+  const paths = [...query.filters.map((condition) => condition.field), ...query.sort.map((key) => key.field)];
+  for (const path of paths) {
+    const target = relationTarget(plan, path);
+    if (target !== undefined && plan.planOf(target).filtered)
+      return `${path} goes through a relation to a model with MikroORM filters`;
   }
   return undefined;
 }

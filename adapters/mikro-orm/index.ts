@@ -5,3 +5,4 @@ export { applyModelConventions } from './conventions.js';
 export type { AnyMikroORM } from './describe.js';
 export { PluralTableNamingStrategy } from './naming-strategy.js';
 export { mikroOrmOptions } from './options.js';
+export type { NamedStatements } from './statements.js';

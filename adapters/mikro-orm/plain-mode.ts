@@ -119,10 +119,18 @@ export class PlainPath {
     }
   }
 
-  /** Loads the entity from the primary, assigns and flushes; its key, or undefined when there is none. */
+  /**
+   * Loads the entity from the primary, assigns and flushes; its key, or undefined when there is
+   * none. A collection the values replace is loaded with the entity: MikroORM's `set()` on a
+   * collection it never loaded ignores an empty array, and with it loaded the flush writes only
+   * the links that changed, in the one transaction of the flush.
+   */
   async change(session: EntityManager, plan: ModelPlan, key: Row, values: Row): Promise<unknown> {
     this.#checkCustomValues(plan, values);
-    const entity = await this.#load(session, plan, key, 'write');
+    const populate = [...plan.collections.values()]
+      .map((collection) => collection.prop.name)
+      .filter((name) => values[name] !== undefined);
+    const entity = await this.#load(session, plan, key, 'write', populate);
     if (entity === undefined) return undefined;
     if (Object.keys(values).length > 0) {
       try {
@@ -154,10 +162,14 @@ export class PlainPath {
   /**
    * The record of an entity: MikroORM's own JSON form (`toObject()`: serialized names, custom
    * types' `toJSON`, embedded values, formulas, getters; relations as keys), plus the hidden fields,
-   * which the core needs (a password hash for login) and never sends.
+   * which the core needs (a password hash for login) and never sends, less any collection.
    */
   record(plan: ModelPlan, entity: object): RawRecord {
     const record = wrap(entity, true).toObject() as RawRecord;
+    // A collection loaded in this session (written, or populated for a write) is no part of a record.
+    for (const prop of plan.meta.relations)
+      if (prop.kind === ReferenceKind.ONE_TO_MANY || prop.kind === ReferenceKind.MANY_TO_MANY)
+        delete record[prop.serializedName ?? prop.name];
     for (const field of plan.fields) {
       // A related entity loaded in the same session (the caller, after `populateAfterFlush`) would
       // serialize whole: a many-to-one is always its key here.
@@ -236,13 +248,13 @@ export class PlainPath {
     plan: ModelPlan,
     where: Row,
     connectionType: 'read' | 'write' | undefined,
+    populate: readonly string[] = [],
   ): Promise<object | undefined> {
     try {
-      const entity = (await session.findOne(
-        plan.entity as AnyEntity,
-        where as AnyEntity,
-        connectionType === undefined ? {} : { connectionType },
-      )) as object | null;
+      const entity = (await session.findOne(plan.entity as AnyEntity, where as AnyEntity, {
+        ...(connectionType === undefined ? {} : { connectionType }),
+        ...(populate.length === 0 ? {} : { populate: populate as AnyEntity }),
+      })) as object | null;
       return entity ?? undefined;
     } catch (error) {
       if (isMalformedKey(error)) return undefined;

@@ -6,7 +6,9 @@ import { type EntityMetadata, type EntityProperty, type Platform, raw } from '@m
 import { ApiError } from '../../lib/errors.js';
 import { buildModelDescription } from '../../lib/model/describe.js';
 import type { FieldDescription, ModelClass, ModelDescription, RawRecord } from '../../lib/types.js';
+import { type CollectionPlan, collectionPlans } from './collections.js';
 import { type AnyMikroORM, entityMetadata, jsonNameOf, modelFacts, servedProperties } from './describe.js';
+import { type Dialect, dialectOf } from './dialect.js';
 import { fastPathObstacle } from './fast-path.js';
 import { type Decoder, decoderFor, type Encoder, encoderFor } from './values.js';
 
@@ -39,24 +41,19 @@ export interface ModelPlan {
   readonly dialect: Dialect;
   /** Why the adapter's own SQL path may not serve this model (fast-path.ts), or undefined when it may. */
   readonly fastObstacle: string | undefined;
+  /** The to-many relations the core serves (collections.ts), by JSON name. */
+  readonly collections: ReadonlyMap<string, CollectionPlan>;
+  /** The plan of another model: a many-to-one's target, for filters and sorts through it. */
+  readonly planOf: (model: ModelClass) => ModelPlan;
 }
+
+/** Resolves the plan of a model (the adapter's cache, so each model is planned once). */
+export type PlanResolver = (model: ModelClass) => ModelPlan;
+
+export { type Dialect, dialectOf } from './dialect.js';
 
 /** The alias the adapter gives the root table in its queries. */
 export const ROOT_ALIAS = 'e0';
-
-/** The SQL family of a platform, for the few places where dialects differ in meaning. */
-export type Dialect = 'sqlite' | 'mysql' | 'postgresql' | 'other';
-
-/** The dialect of a MikroORM platform, judged by its class chain (`SqlitePlatform`, `MySqlPlatform`…). */
-export function dialectOf(platform: Platform): Dialect {
-  for (let proto = Object.getPrototypeOf(platform); proto !== null; proto = Object.getPrototypeOf(proto)) {
-    const name = (proto as { constructor: { name: string } }).constructor.name;
-    if (/sqlite/i.test(name)) return 'sqlite';
-    if (/mysql|mariadb/i.test(name)) return 'mysql';
-    if (/postgre/i.test(name)) return 'postgresql';
-  }
-  return 'other';
-}
 
 function selectOf(field: FieldDescription, prop: EntityProperty, dialect: Dialect): string | object {
   const column = prop.fieldNames?.[0];
@@ -138,10 +135,33 @@ function objectEncoder(nested: ReadonlyMap<string, FieldPlan>): Encoder {
   };
 }
 
-/** Builds the plan of a model; throws `ConfigurationError` for what the core cannot serve. */
-export function buildPlan(orm: AnyMikroORM, model: ModelClass): ModelPlan {
-  const description = buildModelDescription(modelFacts(orm, model));
+/** A resolver that plans each model once, for callers without a cache of their own. */
+function cachingResolver(orm: AnyMikroORM): PlanResolver {
+  const plans = new Map<ModelClass, ModelPlan>();
+  const resolve: PlanResolver = (model) => {
+    let plan = plans.get(model);
+    if (plan === undefined) {
+      plan = buildPlan(orm, model, resolve);
+      plans.set(model, plan);
+    }
+    return plan;
+  };
+  return resolve;
+}
+
+/**
+ * Builds the plan of a model; throws `ConfigurationError` for what the core cannot serve. Other
+ * models' plans (the targets of its relations) come from `planOf`, only when a query needs them.
+ */
+export function buildPlan(orm: AnyMikroORM, model: ModelClass, planOf?: PlanResolver): ModelPlan {
   const meta = entityMetadata(orm, model);
+  const collections = collectionPlans(orm, meta);
+  const built = buildModelDescription(modelFacts(orm, model));
+  // A collection is no field: the core's description builder knows fields only.
+  const description: ModelDescription =
+    collections.length === 0
+      ? built
+      : Object.freeze({ ...built, collections: Object.freeze(collections.map((c) => c.description)) });
   const platform = orm.em.getPlatform();
   const dialect = dialectOf(platform);
   const byJson = new Map(servedProperties(meta).map((prop) => [jsonNameOf(prop), prop]));
@@ -156,6 +176,8 @@ export function buildPlan(orm: AnyMikroORM, model: ModelClass): ModelPlan {
     primary: byName.get(description.primaryKey) as FieldPlan,
     select: fields.map((plan) => plan.select),
     fastObstacle: fastPathObstacle(orm, partial),
+    collections: new Map(collections.map((collection) => [collection.description.name, collection])),
+    planOf: planOf ?? cachingResolver(orm),
   };
 }
 
@@ -179,6 +201,31 @@ export function encodeData(plan: ModelPlan, data: Readonly<RawRecord>): Record<s
       // A custom type's fromJSON refused the value.
       throw ApiError.validation([{ path: name, message: 'The value cannot be stored in this field.' }]);
     }
+  }
+  return encoded;
+}
+
+/**
+ * The writable collections the data sets (arrays of target keys, by JSON name) as MikroORM
+ * expects them: property names and the target key's own form (em.assign makes references of them).
+ * Empty when the data sets none; others (one-to-many, inverse sides) are the core's to drop.
+ */
+export function encodeCollections(plan: ModelPlan, data: Readonly<RawRecord>): Record<string, unknown[]> {
+  const encoded: Record<string, unknown[]> = {};
+  if (plan.collections.size === 0) return encoded;
+  for (const [name, collection] of plan.collections) {
+    const keys = data[name];
+    if (!collection.description.writable || !Array.isArray(keys)) continue;
+    const key = plan.planOf(collection.description.targetModel).primary;
+    encoded[collection.prop.name] = keys.map((item: unknown, index) => {
+      try {
+        return key.encode(item);
+      } catch {
+        throw ApiError.validation([
+          { path: `${name}[${index}]`, message: 'The value is not a key of the target.' },
+        ]);
+      }
+    });
   }
   return encoded;
 }

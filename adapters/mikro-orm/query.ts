@@ -1,23 +1,33 @@
 /** Translates the core's list query into MikroORM filter and order objects. */
 import { ALIAS_REPLACEMENT, type EntityProperty, raw } from '@mikro-orm/core';
 import { parseLikePattern, toSqlLike } from '../../lib/query/like-pattern.js';
-import type { FilterCondition, ListQuery } from '../../lib/types.js';
+import type { FilterCondition, ListQuery, ModelClass } from '../../lib/types.js';
 import type { FieldPlan, ModelPlan } from './plan.js';
 
 type Condition = Record<string | symbol, unknown>;
 
-/** The plans along a field path of JSON names (`address.city`), outermost first. */
+/**
+ * The plans along a field path of JSON names, outermost first: into an embedded value
+ * (`address.city`), or through a many-to-one to a field of its target (`author.name`), whose plan
+ * is the target model's own.
+ */
 export function fieldPath(plan: ModelPlan, path: string): FieldPlan[] {
   const names = path.split('.');
   const chain: FieldPlan[] = [];
   let fields: ReadonlyMap<string, FieldPlan> | undefined = plan.byName;
-  for (const name of names) {
+  for (const [index, name] of names.entries()) {
     const field: FieldPlan | undefined = fields?.get(name);
     if (field === undefined) throw new Error(`Unknown field ${path}`);
     chain.push(field);
-    fields = field.nested;
+    const target: ModelClass | undefined = field.field.relation?.targetModel;
+    fields = target !== undefined && index < names.length - 1 ? plan.planOf(target).byName : field.nested;
   }
   return chain;
+}
+
+/** Whether the path goes through a many-to-one (its first step is a relation and it goes on). */
+function throughRelation(chain: readonly FieldPlan[]): boolean {
+  return chain.length > 1 && chain[0]?.field.relation !== undefined;
 }
 
 /** `{ a: { b: value } }` for the property names along a path. */
@@ -80,6 +90,12 @@ function likeCondition(
   op: '$like' | '$ilike',
   pattern: string,
 ): Condition {
+  if (throughRelation(chain)) {
+    // Nested under the relation: MikroORM joins its target and hands the raw SQL the join's alias.
+    const [relation, ...rest] = chain as [FieldPlan, ...FieldPlan[]];
+    const target = plan.planOf(relation.field.relation?.targetModel as ModelClass);
+    return { [relation.prop.name]: likeCondition(target, rest, op, pattern) };
+  }
   const tokens = parseLikePattern(pattern);
   const sqlPattern = toSqlLike(tokens, ESCAPE);
   const expression = expressionOf(plan, chain);
@@ -146,7 +162,12 @@ export function whereOf(plan: ModelPlan, filters: ListQuery['filters']): Conditi
     const chain = fieldPath(plan, condition.field);
     if (condition.op === '$like' || condition.op === '$ilike')
       return likeCondition(plan, chain, condition.op, String(condition.value));
-    return nestedCondition(chain, valueCondition(chain[chain.length - 1] as FieldPlan, condition));
+    const tested = nestedCondition(chain, valueCondition(chain[chain.length - 1] as FieldPlan, condition));
+    // MikroORM left-joins a nullable relation: `IS NULL` on a field of its target would also hold
+    // for rows with no related record, which the contract says never match a filter.
+    if (throughRelation(chain) && condition.op === '$eq' && condition.value === null)
+      return { $and: [{ [(chain[0] as FieldPlan).prop.name]: { $ne: null } }, tested] };
+    return tested;
   });
   if (conditions.length === 0) return {};
   if (conditions.length === 1) return conditions[0] as Condition;
@@ -154,15 +175,18 @@ export function whereOf(plan: ModelPlan, filters: ListQuery['filters']): Conditi
   return { $and: conditions };
 }
 
-function propertyOf(plan: ModelPlan, field: string): string {
-  const found = plan.byName.get(field);
-  if (found === undefined) throw new Error(`Unknown sort field ${field}`);
-  return found.prop.name;
-}
-
-/** The MikroORM `orderBy`, ending with the primary key so that pages never overlap. */
-export function orderByOf(plan: ModelPlan, sort: ListQuery['sort']): Record<string, 'asc' | 'desc'>[] {
-  const order = sort.map((key) => ({ [propertyOf(plan, key.field)]: key.direction }));
+/**
+ * The MikroORM `orderBy`, ending with the primary key so that pages never overlap. A key through a
+ * many-to-one (`category.name`) is nested under the relation, which MikroORM joins (a left join
+ * for a nullable one, so rows without a related record stay, where the database sorts NULL).
+ */
+export function orderByOf(plan: ModelPlan, sort: ListQuery['sort']): Record<string, unknown>[] {
+  const order = sort.map((key) => {
+    const chain = fieldPath(plan, key.field);
+    let entry: unknown = key.direction;
+    for (let i = chain.length - 1; i >= 0; i--) entry = { [(chain[i] as FieldPlan).prop.name]: entry };
+    return entry as Record<string, unknown>;
+  });
   const primaryKey = plan.description.primaryKey;
   if (!sort.some((key) => key.field === primaryKey)) order.push({ [plan.primary.prop.name]: 'asc' });
   return order;

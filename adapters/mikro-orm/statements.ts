@@ -5,15 +5,23 @@
  * in docs/benchmarks.md — and PostgreSQL parses and plans each one. Here the SQL the query
  * builder produced (`toQuery()`: placeholders and parameters) runs as a cached better-sqlite3
  * statement — at once when no transaction is open on the connection, else under kysely's
- * connection lock so it never lands inside another request's transaction — or as an unnamed
- * extended-protocol `pg` statement (parameters bound, nothing kept on the server) on MikroORM's
- * own pool.
+ * connection lock so it never lands inside another request's transaction — or as an
+ * extended-protocol `pg` statement (parameters bound; named where the server keeps it, below) on
+ * MikroORM's own pool.
  *
- * PostgreSQL statements are unnamed by default because named (server-side prepared) statements
- * live on one server connection: behind a pooler in transaction mode (PgBouncer before 1.21, or
- * without `max_prepared_statements`) the next query lands on another connection and fails with
- * `42P05 … already exists` or `26000 … does not exist`. `namedStatements: true` brings them back
- * for a direct connection, where they save PostgreSQL the parse and plan of each query.
+ * PostgreSQL statements are named (server-side prepared, planned once per connection) where the
+ * server keeps them, and unnamed where it cannot: a named statement lives on one server
+ * connection, and behind a pooler in transaction mode (PgBouncer before 1.21, or 1.21+ without
+ * `max_prepared_statements`) the next use lands on another connection and fails with `42P05 …
+ * already exists` (Parse) or `26000 … does not exist` (Bind). By default (`namedStatements:
+ * 'auto'`) the first such error for one of our names switches the runner to unnamed statements for
+ * good, warns once (`KMA_NAMED_STATEMENTS_OFF`) and runs that statement again, unnamed. The retry
+ * is safe: both errors come from Parse or Bind, before Execute, and the server discards the rest of
+ * the pipeline up to Sync, which rolls back the statement's implicit transaction — nothing ran. It
+ * never happens inside an explicit transaction: the runner only runs its own statements outside
+ * one (`#direct`), through `pool.query`, which takes an idle pooled client for this statement alone.
+ * `namedStatements: true` keeps names whatever happens (the errors reach the caller);
+ * `false` never names them.
  *
  * The connection is the one MikroORM would pick: a read (a `select` without a row lock) outside a
  * transaction, in a session that has not written, goes to `em.getConnection('read')` when
@@ -33,14 +41,21 @@ import { readConnectionType } from './session-state.js';
 
 type Row = Record<string, unknown>;
 
+/**
+ * PostgreSQL's named (server-side prepared) statements: `'auto'` (named until the server loses one,
+ * then unnamed), `true` (always named) or `false` (never).
+ */
+export type NamedStatements = boolean | 'auto';
+
 /** How the runner may run statements. */
 export interface StatementOptions {
   /**
-   * PostgreSQL: run each SQL text as a named (server-side prepared) statement, planned once per
-   * connection. Off by default: unsafe behind a transaction-mode pooler that does not track
-   * prepared statements (PgBouncer before 1.21, or 1.21+ with `max_prepared_statements = 0`).
+   * PostgreSQL: run each SQL text as a named statement, planned once per connection. `'auto'`
+   * (default): named until a transaction-mode pooler loses one (42P05/26000), then unnamed for good
+   * with one warning (`KMA_NAMED_STATEMENTS_OFF`). `true`: always named, those errors reach the
+   * caller (direct connections, PgBouncer 1.21+ with `max_prepared_statements`). `false`: never.
    */
-  readonly namedStatements?: boolean;
+  readonly namedStatements?: NamedStatements;
 }
 
 /** What a `run` returns: the rows a statement changed. */
@@ -168,6 +183,18 @@ function sqliteValue(value: unknown): unknown {
   return typeof value === 'number' && Number.isSafeInteger(value) ? BigInt(value) : value;
 }
 
+/**
+ * Whether a query failed because the server connection did not have named statement `name` as
+ * the client expected: Parse found one already there (42P05) or Bind found none (26000). The name
+ * must be in the message (PostgreSQL quotes it, in any language), so a failure of another
+ * statement is never taken for ours.
+ */
+function isLostStatement(error: unknown, name: string): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code } = error as { code?: unknown };
+  return (code === '42P05' || code === '26000') && error.message.includes(name);
+}
+
 /** Runs SQL for the adapter, prepared once where the database allows it. */
 export class StatementRunner {
   readonly #dialect: Dialect;
@@ -175,7 +202,9 @@ export class StatementRunner {
   readonly #sqlite = new Map<string, SqliteStatement>();
   #sqliteDatabase: SqliteDatabase | undefined;
   readonly #pgNames = new Map<string, string>();
-  readonly #namedStatements: boolean;
+  // Whether statements are named now, and whether losing one turns names off ('auto').
+  #named: boolean;
+  readonly #fallBack: boolean;
   readonly #facts = new Map<string, SqlFacts>();
   #onQuery: unknown;
   #onQueryIsDefault = false;
@@ -183,7 +212,9 @@ export class StatementRunner {
   constructor(orm: AnyMikroORM, dialect: Dialect, options: StatementOptions = {}) {
     this.#orm = orm;
     this.#dialect = dialect;
-    this.#namedStatements = options.namedStatements === true;
+    const named = options.namedStatements ?? 'auto';
+    this.#named = named !== false;
+    this.#fallBack = named === 'auto';
   }
 
   /** Rows of a query. */
@@ -378,12 +409,33 @@ export class StatementRunner {
     const facts = this.#factsOf(sql, params.length);
     facts.numbered ??= numbered(sql);
     const text = facts.numbered;
-    const name = this.#namedStatements ? this.#nameOf(text) : undefined;
     const values = params.map((value) => (typeof value === 'bigint' ? value.toString() : value));
-    const result = await pool.query(name === undefined ? { text, values } : { name, text, values });
+    const name = this.#named ? this.#nameOf(text) : undefined;
+    let result: Awaited<ReturnType<PgPool['query']>>;
+    if (name === undefined) result = await pool.query({ text, values });
+    else {
+      try {
+        result = await pool.query({ name, text, values });
+      } catch (error) {
+        // Raised by Parse or Bind, before anything ran (see the module comment): run it unnamed.
+        if (!this.#fallBack || !isLostStatement(error, name)) throw error;
+        this.#stopNaming(error as Error & { code: string });
+        result = await pool.query({ text, values });
+      }
+    }
     if (method === 'get') return result.rows[0];
     if (method === 'all') return result.rows;
     return { affectedRows: result.rowCount ?? 0 };
+  }
+
+  /** Turns named statements off for good, with one warning (statements already in flight retry on their own). */
+  #stopNaming(error: Error & { code: string }): void {
+    if (!this.#named) return;
+    this.#named = false;
+    process.emitWarning(
+      `koa-model-api: a server connection did not have the adapter's named statement as expected (${error.code} ${error.message}): a pooler in transaction mode is in between (PgBouncer before 1.21, or without max_prepared_statements). The adapter runs its PostgreSQL statements unnamed from now on (correct, a little slower); namedStatements: false starts that way without this warning (docs/deployment.md).`,
+      { code: 'KMA_NAMED_STATEMENTS_OFF' },
+    );
   }
 
   /** A statement name for this SQL while there are names left; PostgreSQL then plans it once per connection. */

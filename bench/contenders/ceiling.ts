@@ -9,7 +9,7 @@ import jwt from 'jsonwebtoken';
 import { HttpProblem, readJson, sendError, sendJson } from './ceiling/http.js';
 import { pgStore } from './ceiling/pg-store.js';
 import { sqliteStore } from './ceiling/sqlite-store.js';
-import type { AuthUser, PostRow, Store } from './ceiling/store.js';
+import type { AuthUser, PostRow, PublicUser, Store } from './ceiling/store.js';
 import { JWT_AUDIENCE, JWT_ISSUER, parseId, readEnv, sqliteFile, TOKEN_TTL_SECONDS } from './shared/env.js';
 import { startTelemetry } from './shared/telemetry.js';
 
@@ -71,6 +71,35 @@ function intParam(query: URLSearchParams, name: string, fallback: number, max: n
   return Number(raw);
 }
 
+/** The relations `include=` names (comma lists, the parameter may repeat); 400 for any other name. */
+function includeParam(query: URLSearchParams): Set<string> {
+  const names = new Set(query.getAll('include').flatMap((value) => value.split(',').filter(Boolean)));
+  for (const name of names) {
+    if (name !== 'owner' && name !== 'tags') throw new HttpProblem(400, `include: no relation "${name}"`);
+  }
+  return names;
+}
+
+/** A page of posts with the included owner and tags embedded: one statement per relation. */
+async function embed(rows: readonly PostRow[], include: ReadonlySet<string>): Promise<object[]> {
+  const [owners, tags] = await Promise.all([
+    include.has('owner') ? store.publicUsers([...new Set(rows.map((row) => row.owner))]) : undefined,
+    include.has('tags') ? store.tagsOfPosts(rows.map((row) => row.id)) : undefined,
+  ]);
+  const ownerById = new Map<number, PublicUser>(owners?.map((user) => [user.id, user]));
+  const tagsByPost = new Map<number, { id: number; name: string }[]>();
+  for (const { post_id, id, name } of tags ?? []) {
+    const list = tagsByPost.get(post_id);
+    if (list === undefined) tagsByPost.set(post_id, [{ id, name }]);
+    else list.push({ id, name });
+  }
+  return rows.map((row) => ({
+    ...row,
+    ...(owners === undefined ? {} : { owner: ownerById.get(row.owner) ?? null }),
+    ...(tags === undefined ? {} : { tags: tagsByPost.get(row.id) ?? [] }),
+  }));
+}
+
 async function login(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { username, password } = await readJson(req);
   if (typeof username !== 'string' || typeof password !== 'string') {
@@ -91,12 +120,14 @@ async function login(req: IncomingMessage, res: ServerResponse): Promise<void> {
 async function collection(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
   if (req.method === 'GET') {
     if (secureReads) await requireUser(req);
+    const include = includeParam(query);
     const { rows, total } = await store.listPosts(
       intParam(query, 'limit', 100, 1000),
       intParam(query, 'offset', 0, Number.MAX_SAFE_INTEGER),
       query.get('count') !== 'false',
     );
-    sendJson(res, 200, rows, total === undefined ? {} : { 'x-total-count': String(total) });
+    const body = include.size === 0 ? rows : await embed(rows, include);
+    sendJson(res, 200, body, total === undefined ? {} : { 'x-total-count': String(total) });
   } else if (req.method === 'POST') {
     const user = await requireUser(req);
     const input = await readJson(req);

@@ -1,13 +1,15 @@
 /**
  * Contender "framework": the example application on koa-model-api, shaped like the README's example
  * (JWT, ownership policies). The `open` profile serves public reads; `secure` requires a token on every
- * posts route with owner-or-admin on GET/PUT/DELETE. `BENCH_ADAPTER_MODE=plain` runs the adapter in plain
- * mode (MikroORM's public API only): the contender "framework-plain".
+ * posts route with owner-or-admin on GET/PUT/DELETE. Users and tags have routers of their own (reads
+ * as the profile allows them, writes for admins), so that posts may include them (`include=owner,tags`).
+ * `BENCH_ADAPTER_MODE=plain` runs the adapter in plain mode (MikroORM's public API only): the contender
+ * "framework-plain".
  */
 import { MikroOrmAdapter } from '../../adapters/mikro-orm/index.js';
 import { Application, AuthRouter, CrudRouter } from '../../lib/index.js';
 import { FrameworkModel } from '../../lib/model/framework-model.js';
-import { Post, User } from './framework/entities.js';
+import { Post, Tag, User } from './framework/entities.js';
 import { adapterMode, JWT_AUDIENCE, JWT_ISSUER, POOL_MAX, readEnv, TOKEN_TTL_SECONDS } from './shared/env.js';
 import { modelCount, sweepModels } from './shared/sweep.js';
 import { startTelemetry } from './shared/telemetry.js';
@@ -25,7 +27,7 @@ const extra = sweepModels(
 );
 const adapter = await MikroOrmAdapter.connect({
   url: env.databaseUrl,
-  entities: [User, Post, ...extra.map((sweep) => sweep.schema)],
+  entities: [User, Post, Tag, ...extra.map((sweep) => sweep.schema)],
   pool: { max: POOL_MAX },
   mode: adapterMode(),
 });
@@ -45,6 +47,17 @@ auth.register_routes(app);
 // Registered before posts, so that a router matching routes in order would meet them all first.
 for (const sweep of extra) new CrudRouter({ model: sweep.model }).register_routes(app);
 const ownerOrAdmin = auth.owner_or_admin(Post);
+const adminOnly = auth.admin_only();
+// The targets of `include=owner,tags` have routers of their own, whose rules decide what an embedded
+// user or tag shows (never a hidden field) and who may read it: whoever may read posts in this profile.
+for (const model of [User, Tag]) {
+  new CrudRouter({
+    model,
+    secure: env.profile === 'secure',
+    auth_dependency: auth.get_auth_dependency(),
+    policy: { POST: adminOnly, PUT: adminOnly, DELETE: adminOnly },
+  }).register_routes(app);
+}
 new CrudRouter(
   env.profile === 'secure'
     ? {

@@ -122,26 +122,53 @@ router.post('/login', async (ctx) => {
   ctx.body = await auth.login(orm.em, input.username, input.password);
 });
 
+/** The relations a post may embed, as `include=` names them. */
+type PostRelation = 'owner' | 'tags';
+
+/** The relations `include=` names (comma lists, the parameter may repeat); 400 for any other name. */
+function includeParam(ctx: Context): PostRelation[] {
+  const raw = ctx.query.include;
+  const names = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).flatMap((value) =>
+    value.split(',').filter((name) => name !== ''),
+  );
+  for (const name of names) {
+    if (name !== 'owner' && name !== 'tags') throw new HttpProblem(400, `include: no relation "${name}"`);
+  }
+  return [...new Set(names as PostRelation[])];
+}
+
+/** A post as the API shows it: the owner's id, or with `include=` the owner and the tags themselves. */
+function postJson(post: Post, include: readonly PostRelation[] = []): Record<string, unknown> {
+  // toObject() shows an initialised collection (a new post's empty tags, too): tags only when asked for.
+  const json: Record<string, unknown> = wrap(post).toObject(['tags']);
+  if (include.includes('owner')) json.owner = wrap(post.owner).toObject();
+  if (include.includes('tags')) json.tags = post.tags.getItems().map((tag) => wrap(tag).toObject());
+  return json;
+}
+
 router.get('/posts', async (ctx) => {
   if (secureReads) await auth.requireUser(ctx, orm.em);
   const limit = intParam(ctx, 'limit', 100, 1000);
   const offset = intParam(ctx, 'offset', 0, Number.MAX_SAFE_INTEGER);
-  const options = { limit, offset, orderBy: { id: 'asc' } } as const;
+  const include = includeParam(ctx);
+  // MikroORM loads what `populate` names with the page, by its default strategy (`balanced`: the
+  // owner joined to the page query, the tags by one more query for the whole page).
+  const options = { limit, offset, orderBy: { id: 'asc' }, populate: include } as const;
   // `count=false` skips the total, as every contender does.
   if (ctx.query.count === 'false') {
-    ctx.body = (await orm.em.find(Post, {}, options)).map((post) => wrap(post).toObject());
+    ctx.body = (await orm.em.find(Post, {}, options)).map((post) => postJson(post, include));
     return;
   }
   const [posts, total] = await orm.em.findAndCount(Post, {}, options);
   ctx.set('X-Total-Count', String(total));
-  ctx.body = posts.map((post) => wrap(post).toObject());
+  ctx.body = posts.map((post) => postJson(post, include));
 });
 
 router.get('/posts/:id', async (ctx) => {
   const user = secureReads ? await auth.requireUser(ctx, orm.em) : undefined;
   const post = await loadPost(idOf(ctx));
   if (user) assertOwnerOrAdmin(post, user);
-  ctx.body = wrap(post).toObject();
+  ctx.body = postJson(post);
 });
 
 router.post('/posts', async (ctx) => {
@@ -151,7 +178,7 @@ router.post('/posts', async (ctx) => {
   await orm.em.persist(post).flush();
   ctx.status = 201;
   ctx.set('Location', `/posts/${post.id}`);
-  ctx.body = wrap(post).toObject();
+  ctx.body = postJson(post);
 });
 
 router.put('/posts/:id', async (ctx) => {
@@ -162,7 +189,7 @@ router.put('/posts/:id', async (ctx) => {
   if (title !== undefined) post.title = title;
   if (body !== undefined) post.body = body;
   await orm.em.flush();
-  ctx.body = wrap(post).toObject();
+  ctx.body = postJson(post);
 });
 
 router.delete('/posts/:id', async (ctx) => {

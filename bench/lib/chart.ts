@@ -4,11 +4,20 @@ import type { Backend } from './database.js';
 import { medians, type ResultsFile } from './results.js';
 import type { ScenarioName } from './scenarios.js';
 
+/** A throughput scenario of the chart and of the report's per-scenario tables. */
+export interface ChartedScenario {
+  readonly name: ScenarioName;
+  readonly title: string;
+  /** A column of the per-scenario tables only when the results hold it (files written before it existed do not). */
+  readonly onlyWhenMeasured?: boolean;
+}
+
 /** The throughput scenarios drawn, in order. */
-export const CHARTED: readonly { readonly name: ScenarioName; readonly title: string }[] = [
+export const CHARTED: readonly ChartedScenario[] = [
   { name: 'get_by_id', title: 'GET by id' },
   { name: 'list_20', title: 'list 20 (with X-Total-Count)' },
   { name: 'list_20_nocount', title: 'list 20, count=false' },
+  { name: 'list_20_include', title: 'list 20 with include=owner,tags', onlyWhenMeasured: true },
   { name: 'auth_get', title: 'authenticated GET + policy' },
   { name: 'create', title: 'create' },
   { name: 'update', title: 'update' },

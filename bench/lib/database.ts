@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import type { Dataset } from './dataset.js';
+import { type Dataset, TAG_COUNT, TAG_STEP, TAGS_CYCLE } from './dataset.js';
 
 /** The database systems the bench runs on. */
 export type Backend = 'sqlite' | 'postgres';
@@ -61,7 +61,16 @@ create table posts (
   body text null,
   owner_id integer not null references users (id) on update cascade
 );
-create index posts_owner_id_index on posts (owner_id);`;
+create index posts_owner_id_index on posts (owner_id);
+create table tags (
+  id integer primary key autoincrement,
+  name varchar(255) not null unique
+);
+create table post_tags (
+  post_id integer not null references posts (id) on update cascade on delete cascade,
+  tag_id integer not null references tags (id) on update cascade on delete cascade,
+  primary key (post_id, tag_id)
+);`;
 
 const PG_SCHEMA = `
 create table users (
@@ -84,7 +93,16 @@ create table posts (
   body text null,
   owner_id int not null references users (id) on update cascade
 );
-create index posts_owner_id_index on posts (owner_id);`;
+create index posts_owner_id_index on posts (owner_id);
+create table tags (
+  id serial primary key,
+  name varchar(255) not null unique
+);
+create table post_tags (
+  post_id int not null references posts (id) on update cascade on delete cascade,
+  tag_id int not null references tags (id) on update cascade on delete cascade,
+  primary key (post_id, tag_id)
+);`;
 
 /** Creates and seeds the database of a backend. */
 export async function createDatabase(
@@ -106,14 +124,18 @@ function createSqlite(data: Dataset): BenchDatabase {
     'insert into users (id, username, email, age, hashed_password) values (?, ?, ?, ?, ?)',
   );
   const insertPost = db.prepare('insert into posts (id, title, body, owner_id) values (?, ?, ?, ?)');
+  const insertTag = db.prepare('insert into tags (id, name) values (?, ?)');
+  const insertLink = db.prepare('insert into post_tags (post_id, tag_id) values (?, ?)');
   db.transaction(() => {
     for (let id = 1; id <= data.users; id++) {
       const u = data.user(id);
       insertUser.run(u.id, u.username, u.email, u.age, u.hashed_password);
     }
+    for (let id = 1; id <= TAG_COUNT; id++) insertTag.run(id, data.tag(id).name);
     for (let id = 1; id <= data.posts; id++) {
       const p = data.post(id);
       insertPost.run(p.id, p.title, p.body, p.owner_id);
+      for (const tag of data.tagsOf(id)) insertLink.run(id, tag);
     }
   })();
   db.pragma('wal_checkpoint(TRUNCATE)');
@@ -165,7 +187,8 @@ function createSqlite(data: Dataset): BenchDatabase {
       try {
         // One statement, one transaction: a recursive sequence inserts a million rows in a few seconds.
         db.transaction(() => {
-          db.exec('delete from posts');
+          // The big tables are for the pages scenario, which includes nothing: posts without tags.
+          db.exec('delete from post_tags; delete from posts');
           db.prepare(
             `insert into posts (id, title, body, owner_id)
              with recursive seq(i) as (select 1 union all select i + 1 from seq where i < ?)
@@ -218,10 +241,22 @@ async function createPostgres(data: Dataset, adminUrl: string): Promise<BenchDat
        from generate_series(1, $1::int) as i`,
       [data.posts, data.users, filler],
     );
-    await seed.query(`select setval('users_id_seq', $1::int), setval('posts_id_seq', $2::int)`, [
-      data.users,
-      data.posts,
-    ]);
+    await seed.query(
+      `insert into tags (id, name) select i, 'tag' || i from generate_series(1, $1::int) as i`,
+      [TAG_COUNT],
+    );
+    // Dataset.tagsOf as SQL: post i carries i % cycle tags, (i + k × step) % count + 1 for k below that.
+    await seed.query(
+      `insert into post_tags (post_id, tag_id)
+       select p.i, (p.i + k * $3::int) % $4::int + 1
+       from generate_series(1, $1::int) as p(i), generate_series(0, $2::int - 1) as k
+       where k < p.i % $2::int`,
+      [data.posts, TAGS_CYCLE, TAG_STEP, TAG_COUNT],
+    );
+    await seed.query(
+      `select setval('users_id_seq', $1::int), setval('posts_id_seq', $2::int), setval('tags_id_seq', $3::int)`,
+      [data.users, data.posts, TAG_COUNT],
+    );
     await seed.query('vacuum analyze');
   } finally {
     await seed.end();
@@ -280,7 +315,8 @@ async function createPostgres(data: Dataset, adminUrl: string): Promise<BenchDat
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {
-        await client.query('truncate posts');
+        // The big tables are for the pages scenario, which includes nothing: posts without tags.
+        await client.query('truncate post_tags, posts');
         await client.query(
           `insert into posts (id, title, body, owner_id)
            select i, 'Post ' || i, case when i % 7 = 0 then null else 'Body of post ' || i || '. ' || $2::text end, (i - 1) % $3::int + 1

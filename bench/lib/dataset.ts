@@ -13,6 +13,12 @@ export const BCRYPT_COST = 10;
 const DISTINCT_PASSWORDS = 4;
 const FILLER =
   'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore.';
+/** Tags in the seed; each post carries up to three of them (the include scenario's many-to-many). */
+export const TAG_COUNT = 50;
+/** Post `id` carries `id % TAGS_CYCLE` tags: 0 to 3, so some posts embed an empty list. */
+export const TAGS_CYCLE = 4;
+/** The step between a post's tags: tag ids `(id + k × TAG_STEP) % TAG_COUNT + 1` never repeat for k < 3. */
+export const TAG_STEP = 17;
 
 /** A seeded user row. */
 export interface UserSeed {
@@ -29,6 +35,12 @@ export interface PostSeed {
   readonly title: string;
   readonly body: string | null;
   readonly owner_id: number;
+}
+
+/** A seeded tag row. */
+export interface TagSeed {
+  readonly id: number;
+  readonly name: string;
 }
 
 /** The deterministic content of the seed, shared by the seeders of every backend and by the scenarios. */
@@ -80,6 +92,18 @@ export class Dataset {
       body: id % 7 === 0 ? null : `Body of post ${id}. ${FILLER}`,
       owner_id: ((id - 1) % this.users) + 1,
     };
+  }
+
+  /** The row of tag `id` (1-based, up to `TAG_COUNT`). */
+  tag(id: number): TagSeed {
+    return { id, name: `tag${id}` };
+  }
+
+  /** The ids of the tags post `id` carries, ascending (the seeders of both backends follow this rule). */
+  tagsOf(postId: number): number[] {
+    const ids: number[] = [];
+    for (let k = 0; k < postId % TAGS_CYCLE; k++) ids.push(((postId + k * TAG_STEP) % TAG_COUNT) + 1);
+    return ids.sort((a, b) => a - b);
   }
 
   /** The ids of the seeded posts user `id` owns. */

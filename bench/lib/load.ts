@@ -1,4 +1,4 @@
-/** A typed wrapper over autocannon's programmatic API: one load of one request shape against one server. */
+/** A typed wrapper over autocannon's programmatic API: one load of one request shape against one server (or one request of it). */
 import autocannon, { type RawRequest, type RequestSpec } from 'autocannon';
 
 /** One request of the load; functions are evaluated per request (random ids, changing bodies). */
@@ -57,6 +57,20 @@ function requestOf(shape: RequestShape): RequestSpec {
         }
       : {}),
   };
+}
+
+/** Sends one request of a shape outside any load and reads the whole answer; returns its status. */
+export async function sendOne(baseUrl: string, shape: RequestShape): Promise<number> {
+  const body = typeof shape.body === 'function' ? shape.body() : shape.body;
+  const headers: Record<string, string> = { ...shape.headers };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(baseUrl + (typeof shape.path === 'string' ? shape.path : shape.path()), {
+    method: shape.method,
+    headers,
+    ...(body === undefined ? {} : { body }),
+  });
+  await response.arrayBuffer();
+  return response.status;
 }
 
 /** Runs autocannon against `baseUrl` and summarises the result; several shapes are sent in turn on each connection. */

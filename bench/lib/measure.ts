@@ -2,6 +2,7 @@
 import { type LoadResult, type RequestShape, runLoad } from './load.js';
 import type { ContenderProcess } from './process.js';
 import type { Metrics, Timing } from './scenario-types.js';
+import { statementsPerRequest } from './statement-probe.js';
 
 /** A random integer in 1..max. */
 export const randomInt = (max: number): number => 1 + Math.floor(Math.random() * max);
@@ -24,7 +25,10 @@ export function loadMetrics(result: LoadResult, prefix = ''): Metrics {
   };
 }
 
-/** Warm-up, then a measured run with the contender's event-loop delay recorded over exactly that run. */
+/**
+ * Warm-up, then a measured run with the contender's event-loop delay recorded over exactly that run,
+ * then the SQL statements per request of the same shape (`statements`, statement-probe.ts).
+ */
 export async function measure(
   proc: ContenderProcess,
   timing: Timing,
@@ -43,6 +47,7 @@ export async function measure(
     eld_p99: stats.eld.p99,
     eld_max: stats.eld.max,
     rss: stats.rss,
+    statements: await statementsPerRequest(proc, shape),
   };
 }
 

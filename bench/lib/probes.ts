@@ -5,6 +5,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Dataset } from './dataset.js';
 
+/** The page of the include scenario, probed first: 20 posts, each with its owner and its tags (many-to-many). */
+export const INCLUDE_PATH = '/posts?limit=20&include=owner,tags';
+
 /** The tokens a contender issued for the probe users. */
 export interface Tokens {
   /** User 1, owner of the posts the scenarios touch. */
@@ -36,7 +39,7 @@ export interface ProbeAnswer {
 
 const JWT_PATTERN = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 
-/** Probes for the open profile: public reads and login. */
+/** Probes for the open profile: public reads (with included relations) and login. */
 function openProbes(data: Dataset): Probe[] {
   const missing = data.posts + 1_000_000;
   return [
@@ -56,6 +59,20 @@ function openProbes(data: Dataset): Probe[] {
       path: '/posts?limit=20&offset=40',
       headers: ['x-total-count'],
     },
+    {
+      name: 'GET list 20 with owner and tags',
+      method: 'GET',
+      path: INCLUDE_PATH,
+      headers: ['x-total-count'],
+    },
+    {
+      // Posts 41 to 60: none, one, two and three tags each.
+      name: 'GET list 20, offset 40, with tags only',
+      method: 'GET',
+      path: '/posts?limit=20&offset=40&include=tags&count=false',
+      headers: ['x-total-count'],
+    },
+    { name: 'GET list with an unknown include', method: 'GET', path: '/posts?limit=20&include=nothing' },
     {
       name: 'POST /login',
       method: 'POST',

@@ -33,6 +33,8 @@ export interface ContenderStats {
   readonly liveHeap: number;
   /** CPU time of the process since it started (user + system), in microseconds. */
   readonly cpuMicros: number;
+  /** SQL statements the process has run since it started. */
+  readonly statements: number;
   readonly eld: LoopDelay;
 }
 
@@ -161,6 +163,7 @@ export class ContenderProcess {
       majorGcs: message.majorGcs,
       liveHeap: message.liveHeap,
       cpuMicros: message.cpuMicros,
+      statements: message.statements,
       eld: message.eld,
     };
   }

@@ -11,6 +11,7 @@ export const SCENARIO_NAMES = [
   'get_by_id',
   'list_20',
   'list_20_nocount',
+  'list_20_include',
   'login',
   'login_storm',
   'auth_get',

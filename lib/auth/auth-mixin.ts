@@ -11,6 +11,7 @@ import {
   PROTECTED_FIELDS,
   protectedFieldsOf,
 } from '../model/framework-model.js';
+import { WRITE_HOOKS_REQUIRED } from '../model/write-hooks.js';
 import type { ModelClass } from '../types.js';
 import { ADMIN_FLAGS } from './admin-flag.js';
 
@@ -118,6 +119,8 @@ export function AuthMixin<TBase extends ModelClass>(Base: TBase): TBase & AuthMo
     static readonly [PROTECTED_FIELDS]: readonly string[] = Object.freeze([
       ...new Set([...protectedFieldsOf(Base), ...AUTH_PROTECTED_FIELDS]),
     ]);
+    // A CrudRouter on a user model without the auth plugin's write hooks is refused when created.
+    static readonly [WRITE_HOOKS_REQUIRED] = 'the auth plugin (AuthRouter)';
   }
   return AuthModel;
 }

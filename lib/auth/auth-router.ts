@@ -11,7 +11,7 @@ import { ApiError, ConfigurationError } from '../errors.js';
 import { DEFAULT_BODY_LIMIT } from '../http/body.js';
 import { consoleLogger, type Logger } from '../http/problem-middleware.js';
 import { requireAdapter } from '../http/session.js';
-import { setWriteHooks } from '../model/write-hooks.js';
+import { aliasMethods } from '../options/spelling.js';
 import type {
   AppContext,
   AppState,
@@ -74,6 +74,22 @@ type AnyKoa = Koa<AppState> | Koa;
 export class AuthRouter implements AuthRuntime {
   /** The user model (with `AuthMixin` columns) that `/register` and `/login` work on. */
   readonly userModel: ModelClass;
+  /** Alias of `register_routes`. */
+  declare readonly registerRoutes: AuthRouter['register_routes'];
+  /** Alias of `register_admin_routes`. */
+  declare readonly registerAdminRoutes: AuthRouter['register_admin_routes'];
+  /** Alias of `get_auth_dependency`. */
+  declare readonly getAuthDependency: AuthRouter['get_auth_dependency'];
+  /** Alias of `owner_or_admin`. */
+  declare readonly ownerOrAdmin: AuthRouter['owner_or_admin'];
+  /** Alias of `admin_only`. */
+  declare readonly adminOnly: AuthRouter['admin_only'];
+  /** Alias of `ensure_admin`. */
+  declare readonly ensureAdmin: AuthRouter['ensure_admin'];
+  /** Alias of `revoke_sessions`. */
+  declare readonly revokeSessions: AuthRouter['revoke_sessions'];
+  /** Alias of `set_password`. */
+  declare readonly setPassword: AuthRouter['set_password'];
   /** Signs and verifies the access tokens. @internal */
   readonly tokens: TokenService;
   /** Hashes and checks passwords with the configured scheme. @internal */
@@ -116,11 +132,11 @@ export class AuthRouter implements AuthRuntime {
     this.sessions = resolved.sessions;
     this.defaultRefreshStore = resolved.defaultRefreshStore;
     this.adapter = resolved.adapter;
-    this.dependency = createAuthDependency(this);
+    // The dependency carries the user model's write hooks, so a CrudRouter on the user model given
+    // it sets no password, and an email change there needs the current one: a stolen token alone
+    // must not take the account (issue 15). A router on the user model without them is refused.
+    this.dependency = createAuthDependency(this, userWriteHooks(this));
     this.adminPolicy = adminOnlyPolicy(this.dependency);
-    // No CrudRouter on the user model sets a password, and an email change there needs the
-    // current one: a stolen token alone must not take the account (issue 15).
-    setWriteHooks(this.userModel, userWriteHooks(this));
     // With its own adapter the router can check the user model now rather than on a request.
     if (this.adapter !== undefined) {
       this.binding(this.adapter);
@@ -186,11 +202,6 @@ export class AuthRouter implements AuthRuntime {
     (app as Koa).use(this.middleware() as Middleware);
   }
 
-  /** Alias of `register_routes`. */
-  registerRoutes(app: Application | AnyKoa): void {
-    this.register_routes(app);
-  }
-
   /** Adds `POST /admin/{id}/make-admin` and `POST /admin/{id}/password` (administrators only). */
   register_admin_routes(app: Application | AnyKoa): void {
     if (app instanceof Application) {
@@ -201,11 +212,6 @@ export class AuthRouter implements AuthRuntime {
       return;
     }
     (app as Koa).use(this.adminMiddleware() as Middleware);
-  }
-
-  /** Alias of `register_admin_routes`. */
-  registerAdminRoutes(app: Application | AnyKoa): void {
-    this.register_admin_routes(app);
   }
 
   /** `POST /register`, `/login`, `/change-password`, `/refresh`, `/logout` and `/logout-all` as ordinary Koa middleware (other paths pass through). */
@@ -233,28 +239,13 @@ export class AuthRouter implements AuthRuntime {
     return this.dependency;
   }
 
-  /** Alias of `get_auth_dependency`. */
-  getAuthDependency(): AuthDependency {
-    return this.dependency;
-  }
-
   /** Policy: the record's owner or an administrator (`field` names the ownership field when detection cannot). */
   owner_or_admin(model: ModelClass, options: OwnerOrAdminOptions = {}): Policy {
     return ownerOrAdminPolicy(this.dependency, this.userModel, model, options);
   }
 
-  /** Alias of `owner_or_admin`. */
-  ownerOrAdmin(model: ModelClass, options: OwnerOrAdminOptions = {}): Policy {
-    return this.owner_or_admin(model, options);
-  }
-
   /** Policy: administrators only. */
   admin_only(): Policy {
-    return this.adminPolicy;
-  }
-
-  /** Alias of `admin_only`. */
-  adminOnly(): Policy {
     return this.adminPolicy;
   }
 
@@ -275,11 +266,6 @@ export class AuthRouter implements AuthRuntime {
     return ensureAdmin(this, adapter, options);
   }
 
-  /** Alias of `ensure_admin`. */
-  ensureAdmin(options: EnsureAdminOptions): Promise<EnsureAdminResult> {
-    return this.ensure_admin(options);
-  }
-
   /**
    * Ends every session of a user: each access token issued until now is refused from the next
    * request on, and every refresh token is revoked (tokens issued afterwards work). Resolves
@@ -293,11 +279,6 @@ export class AuthRouter implements AuthRuntime {
     return row !== undefined;
   }
 
-  /** Alias of `revoke_sessions`. */
-  revokeSessions(userId: RecordId, options: CredentialOptions = {}): Promise<boolean> {
-    return this.revoke_sessions(userId, options);
-  }
-
   /**
    * Sets a user's password (the password rule applies: 422 `ApiError` otherwise) and ends every
    * session of theirs, like `POST /admin/{id}/password`. Resolves `false` when no user has that key.
@@ -307,11 +288,6 @@ export class AuthRouter implements AuthRuntime {
     const hashed = await this.hashPassword(password);
     const { row } = await storeRevocation(this, adapter, options.db ?? adapter.openSession(), userId, hashed);
     return row !== undefined;
-  }
-
-  /** Alias of `set_password`. */
-  setPassword(userId: RecordId, password: string, options: CredentialOptions = {}): Promise<boolean> {
-    return this.set_password(userId, password, options);
   }
 
   /** The adapter of a programmatic call: given, the router's own, or the registered one. */
@@ -341,3 +317,15 @@ export class AuthRouter implements AuthRuntime {
     return this.binding(adapter);
   }
 }
+
+// The camelCase aliases declared above, derived from the specification's names.
+aliasMethods(AuthRouter, {
+  register_routes: true,
+  register_admin_routes: true,
+  get_auth_dependency: true,
+  owner_or_admin: true,
+  admin_only: true,
+  ensure_admin: true,
+  revoke_sessions: true,
+  set_password: true,
+});

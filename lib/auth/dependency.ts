@@ -5,13 +5,15 @@
  * request so that deletion, promotion, demotion and revocation (a password change sets the user's
  * `tokens_valid_after`) take effect at once. A token that passed verification is remembered by its text (verified-tokens.ts);
  * its `exp` and `nbf` are still checked on every request. Failures are 401 problem details with
- * `WWW-Authenticate: Bearer`.
+ * `WWW-Authenticate: Bearer`. The dependency also carries the user model's write hooks
+ * (user-writes.ts), which a `CrudRouter` on the user model given it applies.
  */
 
 import type { Next } from 'koa';
 import koaJwt from 'koa-jwt';
 import { ApiError } from '../errors.js';
 import { sessionOf } from '../http/session.js';
+import type { WriteHooks } from '../model/write-hooks.js';
 import type { AppContext, AuthDependency, ModelClass, OrmAdapter } from '../types.js';
 import {
   type AccessTokenClaims,
@@ -48,8 +50,11 @@ function tokenError(error: unknown): ApiError {
   return ApiError.unauthorized('The token is invalid.', 'invalid_token');
 }
 
-/** Builds the dependency of one AuthRouter. */
-export function createAuthDependency(sources: DependencySources): AuthDependency {
+/** Builds the dependency of one AuthRouter, carrying `writeHooks` for a router on its user model. */
+export function createAuthDependency(
+  sources: DependencySources,
+  writeHooks: WriteHooks,
+): AuthDependency & { readonly writeHooks: WriteHooks } {
   const { tokens } = sources;
   const keys = tokens.keys.verifyKeys;
   // koa-jwt passes its options to jsonwebtoken.verify: one algorithm, issuer and audience. The
@@ -136,5 +141,6 @@ export function createAuthDependency(sources: DependencySources): AuthDependency
   return Object.assign(dependency, {
     userModel: sources.userModel,
     securityScheme: SECURITY_SCHEME_NAME,
-  }) as AuthDependency;
+    writeHooks,
+  });
 }

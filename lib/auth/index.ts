@@ -25,7 +25,7 @@ export type { HashingJob } from './hashing-job.js';
 export { DEFAULT_HASHING_QUEUE, HashingThreads, type HashingThreadsOptions } from './hashing-threads.js';
 export { JWT_ALGORITHMS, type JwtAlgorithm, type KeyInput, MIN_SECRET_BYTES } from './keys.js';
 export * from './mail/index.js';
-export type { AuthRouterOptions, ThrottleOptions } from './options.js';
+export type { AuthRouterOptions, AuthRouterSettings, ThrottleOptions } from './options.js';
 export { detectOwnership, type Ownership } from './ownership.js';
 export { PASSWORD_MAX_BYTES, PASSWORD_MIN_CHARACTERS, passwordProblem } from './password-policy.js';
 export type { PasswordHasherOption } from './passwords.js';

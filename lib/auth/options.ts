@@ -1,8 +1,11 @@
 /**
- * The options of `AuthRouter`, each accepted in snake_case and camelCase, checked completely when
- * the router is created: a mistake fails at start-up, never on a request.
+ * The options of `AuthRouter`, each accepted in snake_case and camelCase (one spelling table,
+ * lib/options/spelling.ts), checked completely when the router is created: a mistake fails at
+ * start-up, never on a request.
  */
 import { ConfigurationError } from '../errors.js';
+import { hasMethods } from '../options/methods.js';
+import { type CamelAliases, SpellingTable } from '../options/spelling.js';
 import type { ModelClass, OrmAdapter } from '../types.js';
 import type { AccountOptions } from './account/account-options.js';
 import { hasAuthMixin } from './auth-mixin.js';
@@ -31,80 +34,57 @@ export interface ThrottleOptions {
   readonly store?: ThrottleStore;
 }
 
-/** Options of `AuthRouter`. Every snake_case name has a camelCase alias meaning the same. */
-export interface AuthRouterOptions {
+/** The options of `AuthRouter` under their snake_case names only; `AuthRouterOptions` adds the aliases. */
+export interface AuthRouterSettings {
   /** The user model: `class User extends AuthMixin(FrameworkModel)`. */
   readonly user_model?: ModelClass;
-  /** Alias of `user_model`. */
-  readonly userModel?: ModelClass;
   /** HS256 secret of at least 32 bytes; default the `JWT_SECRET` environment variable. */
   readonly secret?: string;
   /** Former HS256 secrets, still accepted while tokens signed with them expire (key rotation). */
   readonly previous_secrets?: readonly string[];
-  /** Alias of `previous_secrets`. */
-  readonly previousSecrets?: readonly string[];
   /** RS256/ES256 private key (PEM or `KeyObject`); signs tokens. */
   readonly private_key?: KeyInput;
-  /** Alias of `private_key`. */
-  readonly privateKey?: KeyInput;
   /** RS256/ES256 public key; derived from the private key when omitted. Alone, the router only verifies. */
   readonly public_key?: KeyInput;
-  /** Alias of `public_key`. */
-  readonly publicKey?: KeyInput;
   /** Former public keys still accepted for verification (key rotation). */
   readonly previous_public_keys?: readonly KeyInput[];
-  /** Alias of `previous_public_keys`. */
-  readonly previousPublicKeys?: readonly KeyInput[];
   /** `HS256` (with a secret), `RS256` or `ES256` (with a key pair); inferred when omitted. */
   readonly algorithm?: JwtAlgorithm;
   /** Seconds a token stays valid (default 3600). */
   readonly token_lifetime?: number;
-  /** Alias of `token_lifetime`. */
-  readonly tokenLifetime?: number;
   /** Seconds a refresh token stays valid (default 2592000, 30 days); each rotation starts a new lifetime. */
   readonly refresh_token_lifetime?: number;
-  /** Alias of `refresh_token_lifetime`. */
-  readonly refreshTokenLifetime?: number;
   /**
    * Where refresh tokens live: `new AdapterRefreshStore({ model: RefreshToken })` (the app's database)
    * or `new RedisRefreshStore({ url })`. Default an in-memory store: one process only.
    */
   readonly refresh_store?: RefreshTokenStore;
-  /** Alias of `refresh_store`. */
-  readonly refreshStore?: RefreshTokenStore;
   /** The `iss` claim written and required (default `koa-model-api`). */
   readonly issuer?: string;
   /** The `aud` claim written and required (default `koa-model-api`). */
   readonly audience?: string;
   /** `'bcrypt'` (default), `'argon2id'`, or a hasher such as `new BcryptHasher({ cost: 10 })`. */
   readonly password_hasher?: PasswordHasherOption;
-  /** Alias of `password_hasher`. */
-  readonly passwordHasher?: PasswordHasherOption;
   /** The bcrypt cost (4–31, default 12) when the hasher is bcrypt. */
   readonly bcrypt_cost?: number;
-  /** Alias of `bcrypt_cost`. */
-  readonly bcryptCost?: number;
   /** Login throttling limits and store, or `false` to turn throttling off. */
   readonly throttle?: ThrottleOptions | false;
   /** Where the throttle keeps its counters (e.g. a `RedisThrottleStore`); same as `throttle.store`. */
   readonly throttle_store?: ThrottleStore;
-  /** Alias of `throttle_store`. */
-  readonly throttleStore?: ThrottleStore;
   /** Refuse fields a client may not write (e.g. `is_admin` on `/register`) with 422 instead of dropping them. */
   readonly strict?: boolean;
   /** The adapter, when the routes are used on a plain Koa app without `useAdapter`. */
   readonly adapter?: OrmAdapter;
   /** The field `/login` looks users up by (default `username`); must be unique. */
   readonly username_field?: string;
-  /** Alias of `username_field`. */
-  readonly usernameField?: string;
   /** `'insensitive'` (default): usernames are stored and compared case-folded; `'sensitive'` keeps case. */
   readonly username_case?: UsernameCase;
-  /** Alias of `username_case`. */
-  readonly usernameCase?: UsernameCase;
   /** Password reset and email verification (`POST /forgot-password`, …); omitted: not mounted. */
   readonly account?: AccountOptions;
 }
+
+/** Options of `AuthRouter`. Every snake_case name has a camelCase alias meaning the same (`userModel`, …). */
+export interface AuthRouterOptions extends AuthRouterSettings, CamelAliases<AuthRouterSettings> {}
 
 /** The options after checks and defaults. */
 export interface ResolvedAuthOptions {
@@ -125,55 +105,33 @@ export interface ResolvedAuthOptions {
   readonly account: AccountOptions | undefined;
 }
 
+/** The option names, each snake_case one written once; the camelCase aliases are derived. */
+const AUTH_OPTIONS = new SpellingTable<AuthRouterSettings>({
+  user_model: true,
+  secret: true,
+  previous_secrets: true,
+  private_key: true,
+  public_key: true,
+  previous_public_keys: true,
+  algorithm: true,
+  token_lifetime: true,
+  refresh_token_lifetime: true,
+  refresh_store: true,
+  issuer: true,
+  audience: true,
+  password_hasher: true,
+  bcrypt_cost: true,
+  throttle: true,
+  throttle_store: true,
+  strict: true,
+  adapter: true,
+  username_field: true,
+  username_case: true,
+  account: true,
+});
+
 /** Every option name `AuthRouter` accepts (snake_case names and their camelCase aliases). */
-export const AUTH_ROUTER_OPTION_NAMES: ReadonlySet<string> = new Set<string>([
-  'user_model',
-  'userModel',
-  'secret',
-  'previous_secrets',
-  'previousSecrets',
-  'private_key',
-  'privateKey',
-  'public_key',
-  'publicKey',
-  'previous_public_keys',
-  'previousPublicKeys',
-  'algorithm',
-  'token_lifetime',
-  'tokenLifetime',
-  'refresh_token_lifetime',
-  'refreshTokenLifetime',
-  'refresh_store',
-  'refreshStore',
-  'issuer',
-  'audience',
-  'password_hasher',
-  'passwordHasher',
-  'bcrypt_cost',
-  'bcryptCost',
-  'throttle',
-  'throttle_store',
-  'throttleStore',
-  'strict',
-  'adapter',
-  'username_field',
-  'usernameField',
-  'username_case',
-  'usernameCase',
-  'account',
-]);
-
-type Options = Readonly<Record<string, unknown>>;
-
-/** The value of an option given under either spelling; both with different values is a mistake. */
-function either<T>(options: Options, snake: string, camel: string): T | undefined {
-  const a = options[snake];
-  const b = options[camel];
-  if (a !== undefined && b !== undefined && a !== b) {
-    throw new ConfigurationError(`AuthRouter: \`${snake}\` and \`${camel}\` are the same option; give one.`);
-  }
-  return (a ?? b) as T | undefined;
-}
+export const AUTH_ROUTER_OPTION_NAMES: ReadonlySet<string> = AUTH_OPTIONS.names;
 
 function nonEmptyString(name: string, value: unknown, fallback: string): string {
   if (value === undefined) return fallback;
@@ -183,20 +141,9 @@ function nonEmptyString(name: string, value: unknown, fallback: string): string 
   return value;
 }
 
-function isStore(value: unknown): value is ThrottleStore {
-  const store = value as Partial<ThrottleStore> | null;
-  return (
-    typeof store === 'object' &&
-    store !== null &&
-    typeof store.hit === 'function' &&
-    typeof store.undo === 'function' &&
-    typeof store.reset === 'function'
-  );
-}
-
-function resolveHasher(options: Options): PasswordHasher {
-  const option = either<PasswordHasherOption>(options, 'password_hasher', 'passwordHasher');
-  const cost = either<number>(options, 'bcrypt_cost', 'bcryptCost');
+function resolveHasher(options: AuthRouterSettings): PasswordHasher {
+  const option = options.password_hasher;
+  const cost = options.bcrypt_cost;
   if (cost === undefined) return hasherFrom(option);
   if (option !== undefined && option !== 'bcrypt') {
     throw new ConfigurationError('AuthRouter: `bcrypt_cost` applies only to the bcrypt hasher.');
@@ -204,9 +151,9 @@ function resolveHasher(options: Options): PasswordHasher {
   return new BcryptHasher({ cost });
 }
 
-function resolveThrottle(options: Options): LoginThrottle | undefined {
-  const throttle = options.throttle as ThrottleOptions | false | undefined;
-  const separateStore = either<ThrottleStore>(options, 'throttle_store', 'throttleStore');
+function resolveThrottle(options: AuthRouterSettings): LoginThrottle | undefined {
+  const throttle = options.throttle;
+  const separateStore = options.throttle_store;
   if (throttle === false) {
     if (separateStore !== undefined)
       throw new ConfigurationError('AuthRouter: `throttle: false` with a throttle store.');
@@ -228,13 +175,13 @@ function resolveThrottle(options: Options): LoginThrottle | undefined {
     );
   }
   const store = throttle?.store ?? separateStore ?? new MemoryThrottleStore();
-  if (!isStore(store))
+  if (!hasMethods<ThrottleStore>(store, ['hit', 'undo', 'reset']))
     throw new ConfigurationError('AuthRouter: the throttle store must implement hit, undo and reset.');
   return new LoginThrottle(store, resolveLimits(throttle));
 }
 
-function resolveLifetime(options: Options): number {
-  const lifetime = either<number>(options, 'token_lifetime', 'tokenLifetime') ?? 3600;
+function resolveLifetime(options: AuthRouterSettings): number {
+  const lifetime = options.token_lifetime ?? 3600;
   if (!Number.isInteger(lifetime) || lifetime < 1 || lifetime > 366 * 24 * 3600) {
     throw new ConfigurationError(
       `AuthRouter: \`token_lifetime\` must be a whole number of seconds from 1 to one year.`,
@@ -243,16 +190,14 @@ function resolveLifetime(options: Options): number {
   return lifetime;
 }
 
-function resolveSessions(options: Options): { sessions: RefreshSessions; defaultStore: boolean } {
-  const lifetime =
-    either<number>(options, 'refresh_token_lifetime', 'refreshTokenLifetime') ??
-    DEFAULT_REFRESH_TOKEN_LIFETIME;
+function resolveSessions(options: AuthRouterSettings): { sessions: RefreshSessions; defaultStore: boolean } {
+  const lifetime = options.refresh_token_lifetime ?? DEFAULT_REFRESH_TOKEN_LIFETIME;
   if (!Number.isInteger(lifetime) || lifetime < 60 || lifetime > 5 * 366 * 24 * 3600) {
     throw new ConfigurationError(
       'AuthRouter: `refresh_token_lifetime` must be a whole number of seconds from 60 to five years.',
     );
   }
-  const given = either<RefreshTokenStore>(options, 'refresh_store', 'refreshStore');
+  const given = options.refresh_store;
   if (given !== undefined && !isRefreshTokenStore(given)) {
     throw new ConfigurationError(
       'AuthRouter: `refresh_store` must implement insert, find, revokeFamily and revokeUser (AdapterRefreshStore, RedisRefreshStore, MemoryRefreshStore).',
@@ -275,12 +220,8 @@ function accountOptionsOf(value: unknown): AccountOptions | undefined {
 export function resolveAuthOptions(raw: AuthRouterOptions): ResolvedAuthOptions {
   if (typeof raw !== 'object' || raw === null)
     throw new ConfigurationError('AuthRouter needs an options object.');
-  const options = raw as Options;
-  for (const key of Object.keys(options)) {
-    if (!AUTH_ROUTER_OPTION_NAMES.has(key))
-      throw new ConfigurationError(`AuthRouter: unknown option \`${key}\`.`);
-  }
-  const userModel = either<ModelClass>(options, 'user_model', 'userModel');
+  const options = AUTH_OPTIONS.read(raw, 'AuthRouter');
+  const userModel = options.user_model;
   if (typeof userModel !== 'function') {
     throw new ConfigurationError(
       'AuthRouter needs `user_model`: the user model class (class User extends AuthMixin(FrameworkModel)).',
@@ -290,12 +231,12 @@ export function resolveAuthOptions(raw: AuthRouterOptions): ResolvedAuthOptions 
     throw new ConfigurationError(`AuthRouter: ${userModel.name} must extend AuthMixin(FrameworkModel).`);
   }
   const keys = resolveTokenKeys({
-    algorithm: options.algorithm as JwtAlgorithm | undefined,
-    secret: options.secret as string | undefined,
-    previousSecrets: either<readonly string[]>(options, 'previous_secrets', 'previousSecrets'),
-    privateKey: either<KeyInput>(options, 'private_key', 'privateKey'),
-    publicKey: either<KeyInput>(options, 'public_key', 'publicKey'),
-    previousPublicKeys: either<readonly KeyInput[]>(options, 'previous_public_keys', 'previousPublicKeys'),
+    algorithm: options.algorithm,
+    secret: options.secret,
+    previousSecrets: options.previous_secrets,
+    privateKey: options.private_key,
+    publicKey: options.public_key,
+    previousPublicKeys: options.previous_public_keys,
   });
   const tokens = new TokenService(keys, {
     lifetime: resolveLifetime(options),
@@ -304,7 +245,7 @@ export function resolveAuthOptions(raw: AuthRouterOptions): ResolvedAuthOptions 
   });
   const strict = options.strict ?? false;
   if (typeof strict !== 'boolean') throw new ConfigurationError('AuthRouter: `strict` must be a boolean.');
-  const adapter = options.adapter as OrmAdapter | undefined;
+  const adapter = options.adapter;
   if (adapter !== undefined && typeof adapter?.describe !== 'function') {
     throw new ConfigurationError('AuthRouter: `adapter` must be an OrmAdapter.');
   }
@@ -318,12 +259,8 @@ export function resolveAuthOptions(raw: AuthRouterOptions): ResolvedAuthOptions 
     throttle: resolveThrottle(options),
     strict,
     adapter,
-    usernameField: nonEmptyString(
-      'username_field',
-      either(options, 'username_field', 'usernameField'),
-      'username',
-    ),
-    usernames: new UsernameRules(usernameCaseFrom(either(options, 'username_case', 'usernameCase'))),
+    usernameField: nonEmptyString('username_field', options.username_field, 'username'),
+    usernames: new UsernameRules(usernameCaseFrom(options.username_case)),
     account: accountOptionsOf(options.account),
   };
 }

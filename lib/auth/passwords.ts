@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ConfigurationError } from '../errors.js';
+import { hasMethods } from '../options/methods.js';
 import { Argon2idHasher, BcryptHasher, type PasswordHasher } from './hashers.js';
 import { HashingThreads } from './hashing-threads.js';
 
@@ -23,16 +24,7 @@ export type PasswordHasherOption = 'bcrypt' | 'argon2id' | PasswordHasher;
 export function hasherFrom(option: PasswordHasherOption | undefined): PasswordHasher {
   if (option === undefined || option === 'bcrypt') return new BcryptHasher();
   if (option === 'argon2id') return new Argon2idHasher();
-  if (
-    typeof option === 'object' &&
-    option !== null &&
-    typeof option.hash === 'function' &&
-    typeof option.verify === 'function' &&
-    typeof option.recognizes === 'function' &&
-    typeof option.isOutdated === 'function'
-  ) {
-    return option;
-  }
+  if (hasMethods<PasswordHasher>(option, ['hash', 'verify', 'recognizes', 'isOutdated'])) return option;
   throw new ConfigurationError("password_hasher must be 'bcrypt', 'argon2id' or a PasswordHasher object.");
 }
 

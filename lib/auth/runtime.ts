@@ -1,7 +1,7 @@
 /** What the auth routes and `ensure_admin` use of their `AuthRouter` (kept apart to avoid an import cycle). */
 import type { Logger } from '../http/problem-middleware.js';
 import type { AppContext, AuthDependency, ModelClass, OrmAdapter } from '../types.js';
-import type { AccountService } from './account/account-service.js';
+import type { ResolvedAccountOptions } from './account/account-options.js';
 import type { Passwords } from './passwords.js';
 import type { RefreshSessions } from './sessions/refresh-tokens.js';
 import type { LoginThrottle } from './throttle/login-throttle.js';
@@ -21,8 +21,11 @@ export interface AuthRuntime {
   readonly sessions?: RefreshSessions;
   /** How usernames are normalised and checked. */
   readonly usernames?: UsernameRules;
-  /** The account routes' service (password reset, email verification), once mounted. */
-  readonly account?: AccountService | undefined;
+  /**
+   * The account routes' settings (password reset, email verification), once mounted; only what the
+   * login route reads of the account service, so this file does not import the service back.
+   */
+  readonly account?: { readonly options: ResolvedAccountOptions } | undefined;
   /** The adapter of a request: the router's own, or the application's. */
   adapterFor(ctx: AppContext): OrmAdapter;
   /** The user model compiled for an adapter (once per adapter). */

@@ -10,13 +10,7 @@ import { coerceId } from '../query/coerce.js';
 import { encodeCursor } from '../query/cursor.js';
 import { type ParsedListQuery, parseListQuery, parseReadInclude } from '../query/list-query.js';
 import { compileSerializer } from '../schema/serializer.js';
-import type {
-  AppContext,
-  CrudMethod,
-  FilterCondition,
-  RawRecord,
-  RecordId,
-} from '../types.js';
+import type { AppContext, CrudMethod, FilterCondition, RawRecord, RecordId } from '../types.js';
 import { admitRelationRead, authenticate, enforce } from './access.js';
 import { checkCollectionKeys } from './collection-writes.js';
 import type { CrudPlan } from './crud-plan.js';

@@ -1,39 +1,39 @@
 /** Options of `CrudRouter`, checked once when the router is created. */
 import { ConfigurationError } from '../errors.js';
 import { INCLUDE_LIMITS } from '../model/relations.js';
+import { resolveWriteHooks, type WriteHooks } from '../model/write-hooks.js';
+import { type CamelAliases, SpellingTable } from '../options/spelling.js';
 import { LIKE_LIMITS, type LikeLimits } from '../query/list-query.js';
 import type { AuthDependency, CrudMethod, ModelClass, OrmAdapter, Policy } from '../types.js';
 
-/**
- * The `like` option of `CrudRouter`: caps of `$like`/`$ilike` patterns and the unbounded `text`
- * fields they may apply to. Snake_case names, camelCase aliases beside them.
- * @example new CrudRouter({ model: Post, like: { text_fields: ['body'], max_length: 50 } })
- */
-export interface CrudLikeOptions {
+/** The `like` settings under their snake_case names only; `CrudLikeOptions` adds the camelCase aliases. */
+export interface CrudLikeSettings {
   /** Longest pattern in characters, escapes included. Default 100. */
   readonly max_length?: number;
-  /** Alias of `max_length`. */
-  readonly maxLength?: number;
   /** Most unescaped `%` and `_` in one pattern. Default 4. */
   readonly max_wildcards?: number;
-  /** Alias of `max_wildcards`. */
-  readonly maxWildcards?: number;
   /** Unbounded `text` fields (paths) patterns may apply to, or `true` for all; none by default. */
   readonly text_fields?: true | readonly string[];
-  /** Alias of `text_fields`. */
-  readonly textFields?: true | readonly string[];
 }
 
-/** Options of `CrudRouter`; snake_case names as in the specification, camelCase aliases beside them. */
-export interface CrudRouterOptions {
+/**
+ * The `like` option of `CrudRouter`: caps of `$like`/`$ilike` patterns and the unbounded `text`
+ * fields they may apply to. Every snake_case name has a camelCase alias (`maxLength`, …).
+ * @example new CrudRouter({ model: Post, like: { text_fields: ['body'], max_length: 50 } })
+ */
+export interface CrudLikeOptions extends CrudLikeSettings, CamelAliases<CrudLikeSettings> {}
+
+/** The options of `CrudRouter` under their snake_case names only; `CrudRouterOptions` adds the aliases. */
+export interface CrudRouterSettings {
   /** The model whose five (plus PATCH) routes are generated. */
   readonly model: ModelClass;
   /** Every route requires `auth_dependency` to authenticate the caller. */
   readonly secure?: boolean;
-  /** The authentication dependency (e.g. `auth.get_auth_dependency()`). */
+  /**
+   * The authentication dependency (e.g. `auth.get_auth_dependency()`). The auth plugin's also
+   * brings the write hooks of its user model to a router on that model.
+   */
   readonly auth_dependency?: AuthDependency;
-  /** Alias of `auth_dependency`. */
-  readonly authDependency?: AuthDependency;
   /** Per-method policies; a `PUT` policy also guards `PATCH` unless `PATCH` has its own. */
   readonly policy?: Readonly<Partial<Record<CrudMethod, Policy>>>;
   /** Refuse fields a client may not write with 422 instead of dropping them. */
@@ -42,8 +42,6 @@ export interface CrudRouterOptions {
   readonly prefix?: string;
   /** The ownership field, when the detection rule cannot find it. */
   readonly owner_field?: string;
-  /** Alias of `owner_field`. */
-  readonly ownerField?: string;
   /** The adapter, when the router is used on a plain Koa app without `useAdapter`. */
   readonly adapter?: OrmAdapter;
   /** Caps of `$like`/`$ilike` patterns and the `text` fields they may apply to. */
@@ -56,9 +54,35 @@ export interface CrudRouterOptions {
   readonly include?: boolean | readonly string[];
   /** Most records of one to-many relation embedded per record (default 100, at most 1000). */
   readonly include_limit?: number;
-  /** Alias of `include_limit`. */
-  readonly includeLimit?: number;
+  /**
+   * Hooks taking part in every write of this router (extra input fields, a transformation after
+   * validation); default those the authentication dependency (or a policy's) brings for the model.
+   */
+  readonly write_hooks?: WriteHooks;
 }
+
+/** Options of `CrudRouter`; snake_case names as in the specification, each with a camelCase alias. */
+export interface CrudRouterOptions extends CrudRouterSettings, CamelAliases<CrudRouterSettings> {}
+
+const CRUD_OPTIONS = new SpellingTable<CrudRouterSettings>({
+  model: true,
+  secure: true,
+  auth_dependency: true,
+  policy: true,
+  strict: true,
+  prefix: true,
+  owner_field: true,
+  adapter: true,
+  like: true,
+  include: true,
+  include_limit: true,
+  write_hooks: true,
+});
+
+const LIKE_OPTIONS = new SpellingTable<CrudLikeSettings>(
+  { max_length: true, max_wildcards: true, text_fields: true },
+  'like.',
+);
 
 /** The options after defaults and checks. */
 export interface ResolvedCrudOptions {
@@ -84,6 +108,8 @@ export interface ResolvedCrudOptions {
   readonly include: boolean | readonly string[];
   /** Most records of one to-many relation embedded per record. */
   readonly includeLimit: number;
+  /** The write hooks every write of the router goes through, resolved when the router is created. */
+  readonly writeHooks: WriteHooks | undefined;
 }
 
 const METHODS: readonly CrudMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -107,14 +133,15 @@ function likeCap(model: string, name: string, value: unknown, fallback: number):
 }
 
 /** The `like` option with defaults filled in. */
-function resolveLike(model: string, like: CrudLikeOptions | undefined): LikeLimits {
-  if (like === undefined) return LIKE_LIMITS;
-  if (typeof like !== 'object' || like === null) {
+function resolveLike(model: string, given: CrudLikeOptions | undefined): LikeLimits {
+  if (given === undefined) return LIKE_LIMITS;
+  if (typeof given !== 'object' || given === null) {
     throw new ConfigurationError(
       `CrudRouter for ${model}: like must be an object such as { max_length: 100, max_wildcards: 4, text_fields: ['body'] }.`,
     );
   }
-  const fields = like.text_fields ?? like.textFields;
+  const like = LIKE_OPTIONS.read(given, `CrudRouter for ${model}`);
+  const fields = like.text_fields;
   if (
     fields !== undefined &&
     fields !== true &&
@@ -125,13 +152,8 @@ function resolveLike(model: string, like: CrudLikeOptions | undefined): LikeLimi
     );
   }
   return {
-    maxLength: likeCap(model, 'max_length', like.max_length ?? like.maxLength, LIKE_LIMITS.maxLength),
-    maxWildcards: likeCap(
-      model,
-      'max_wildcards',
-      like.max_wildcards ?? like.maxWildcards,
-      LIKE_LIMITS.maxWildcards,
-    ),
+    maxLength: likeCap(model, 'max_length', like.max_length, LIKE_LIMITS.maxLength),
+    maxWildcards: likeCap(model, 'max_wildcards', like.max_wildcards, LIKE_LIMITS.maxWildcards),
     textFields: fields === true ? true : new Set(fields ?? []),
   };
 }
@@ -160,11 +182,13 @@ function resolveIncludeLimit(model: string, value: unknown): number {
 }
 
 /** Checks the options and fills in defaults; throws `ConfigurationError` on a mistake. */
-export function resolveCrudOptions(options: CrudRouterOptions): ResolvedCrudOptions {
-  if (typeof options?.model !== 'function') {
+export function resolveCrudOptions(given: CrudRouterOptions): ResolvedCrudOptions {
+  if (typeof given !== 'object' || given === null || typeof given.model !== 'function') {
     throw new ConfigurationError('CrudRouter needs `model`: the model class whose routes to generate.');
   }
-  const authDependency = options.auth_dependency ?? options.authDependency;
+  const owner = `CrudRouter for ${given.model.name}`;
+  const options = CRUD_OPTIONS.read(given, owner);
+  const authDependency = options.auth_dependency;
   if (authDependency !== undefined && typeof authDependency !== 'function') {
     throw new ConfigurationError(
       'CrudRouter: `auth_dependency` must be Koa middleware (e.g. auth.get_auth_dependency()).',
@@ -173,7 +197,7 @@ export function resolveCrudOptions(options: CrudRouterOptions): ResolvedCrudOpti
   const secure = options.secure ?? false;
   if (secure && authDependency === undefined) {
     throw new ConfigurationError(
-      `CrudRouter for ${options.model.name}: secure: true needs an auth_dependency (e.g. auth.get_auth_dependency()).`,
+      `${owner}: secure: true needs an auth_dependency (e.g. auth.get_auth_dependency()).`,
     );
   }
   const policies: Partial<Record<CrudMethod, Policy>> = {};
@@ -198,10 +222,15 @@ export function resolveCrudOptions(options: CrudRouterOptions): ResolvedCrudOpti
     policies,
     strict: options.strict ?? false,
     prefix: normalisePrefix(options.prefix),
-    ownerField: options.owner_field ?? options.ownerField,
+    ownerField: options.owner_field,
     adapter: options.adapter,
     like: resolveLike(options.model.name, options.like),
     include: resolveInclude(options.model.name, options.include),
-    includeLimit: resolveIncludeLimit(options.model.name, options.include_limit ?? options.includeLimit),
+    includeLimit: resolveIncludeLimit(options.model.name, options.include_limit),
+    // Resolved here, once: the router's validators and documented schemas are built from them.
+    writeHooks: resolveWriteHooks(owner, options.model, options.write_hooks, [
+      authDependency,
+      ...Object.values(policies).map((policy) => policy?.authenticate),
+    ]),
   };
 }

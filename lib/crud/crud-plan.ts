@@ -6,7 +6,7 @@ import { ConfigurationError } from '../errors.js';
 import { bodyReader } from '../http/body.js';
 import { detectOwnerField } from '../model/ownership.js';
 import type { IncludableRelation } from '../model/relations.js';
-import { type WriteHooks, writeHooksOf } from '../model/write-hooks.js';
+import type { WriteHooks } from '../model/write-hooks.js';
 import { fieldAtPath } from '../query/field-paths.js';
 import type { ListQueryOptions } from '../query/list-query.js';
 import { compileSerializer, type Serializer } from '../schema/serializer.js';
@@ -48,9 +48,9 @@ export interface CrudPlan {
   readonly readOnlyFields: ReadonlySet<string>;
   /** What list queries of this router accept beyond the defaults (`$like` caps, relations). */
   listOptions(): ListQueryOptions;
-  /** Validates a create or update body against the current write hooks. */
+  /** Validates a create or update body (with the write hooks' extra fields). */
   validate(mode: 'create' | 'update', body: unknown): RawRecord;
-  /** The write hooks of the model at this moment (plugins may attach them after registration). */
+  /** The write hooks of the router, resolved when it was created. */
   hooks(): WriteHooks | undefined;
   /** The relations requests may include, filter and sort through (resolved against the lookup). */
   relations(): readonly ServedRelation[];
@@ -191,34 +191,21 @@ export function compileCrudPlan(
   };
   const ownerField = knowsCaller(options) ? ownerFieldOf(options, model) : undefined;
   const readOnlyFields: ReadonlySet<string> = new Set(ownerField === undefined ? [] : [ownerField]);
-  const compiled = new Map<string, (body: unknown) => RawRecord>();
-  let compiledFor: WriteHooks | undefined;
-
-  const validatorFor = (mode: 'create' | 'update'): ((body: unknown) => RawRecord) => {
-    const hooks = writeHooksOf(options.model);
-    if (hooks !== compiledFor) {
-      compiled.clear();
-      compiledFor = hooks;
-    }
-    let validator = compiled.get(mode);
-    if (validator === undefined) {
-      validator = compileWriteValidator(model, {
-        mode,
-        strict: options.strict,
-        readOnlyFields,
-        ...(hooks === undefined
-          ? {}
-          : {
-              extraFields: hooks.extraFields,
-              extraRequired: mode === 'create' ? hooks.requiredOnCreate : [],
-            }),
-      });
-      compiled.set(mode, validator);
-    }
-    return validator;
-  };
-  validatorFor('create');
-  validatorFor('update');
+  const hooks = options.writeHooks;
+  const compile = (mode: 'create' | 'update'): ((body: unknown) => RawRecord) =>
+    compileWriteValidator(model, {
+      mode,
+      strict: options.strict,
+      readOnlyFields,
+      ...(hooks === undefined
+        ? {}
+        : {
+            extraFields: hooks.extraFields,
+            extraRequired: mode === 'create' ? hooks.requiredOnCreate : [],
+          }),
+    });
+  // Compiled once: the hooks are an input of the router, fixed when it was created.
+  const validators = { create: compile('create'), update: compile('update') };
 
   return {
     options,
@@ -233,8 +220,8 @@ export function compileCrudPlan(
       served();
       return listOptions;
     },
-    validate: (mode, body) => validatorFor(mode)(body),
-    hooks: () => writeHooksOf(options.model),
+    validate: (mode, body) => validators[mode](body),
+    hooks: () => hooks,
     relations: served,
   };
 }

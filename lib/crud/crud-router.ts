@@ -5,6 +5,7 @@ import { Application } from '../application.js';
 import { DEFAULT_BODY_LIMIT } from '../http/body.js';
 import { routeGroup } from '../http/route-group.js';
 import { requireAdapter, useAdapterIfMissing } from '../http/session.js';
+import { aliasMethods } from '../options/spelling.js';
 import type { AppContext, AppState, OrmAdapter } from '../types.js';
 import { crudRoutes } from './crud-handlers.js';
 import { type CrudRouterOptions, type ResolvedCrudOptions, resolveCrudOptions } from './crud-options.js';
@@ -21,6 +22,8 @@ import { adapterDirectory, type PlanDirectory } from './plan-directory.js';
 export class CrudRouter {
   /** The checked options. */
   readonly options: ResolvedCrudOptions;
+  /** Alias of `register_routes`. */
+  declare readonly registerRoutes: CrudRouter['register_routes'];
   // One plan per directory (an application, or an adapter for plain Koa use): a router registered
   // on two applications over one adapter finds each application's own routers for its relations.
   private readonly plans = new WeakMap<PlanDirectory, { plan: CrudPlan; middleware: Middleware<AppState> }>();
@@ -50,6 +53,7 @@ export class CrudRouter {
     if (app instanceof Application) {
       const adapter = this.options.adapter ?? app.adapter;
       const { plan, middleware } = this.compiled(adapter, app.bodyLimit, app.plans);
+      const hooks = this.options.writeHooks;
       app.mount(plan.basePath.split('/')[1] ?? '', middleware);
       app.openapi.addCrud({
         description: plan.model,
@@ -60,9 +64,9 @@ export class CrudRouter {
           : { securityScheme: this.options.authDependency.securityScheme }),
         policies: this.options.policies,
         readOnlyFields: plan.readOnlyFields,
-        extraInputFields: plan.hooks()?.extraFields ?? {},
-        extraRequiredOnCreate: plan.hooks()?.requiredOnCreate ?? [],
-        ...(plan.hooks()?.fieldRules === undefined ? {} : { fieldRules: plan.hooks()?.fieldRules }),
+        extraInputFields: hooks?.extraFields ?? {},
+        extraRequiredOnCreate: hooks?.requiredOnCreate ?? [],
+        ...(hooks?.fieldRules === undefined ? {} : { fieldRules: hooks.fieldRules }),
         strict: this.options.strict,
         like: this.options.like,
         relations: () => plan.relations(),
@@ -72,11 +76,6 @@ export class CrudRouter {
     }
     if (this.options.adapter !== undefined) useAdapterIfMissing(app as Koa, this.options.adapter);
     app.use(this.middleware() as Middleware);
-  }
-
-  /** Alias of `register_routes`. */
-  registerRoutes(app: Application | Koa<AppState> | Koa): void {
-    this.register_routes(app);
   }
 
   /**
@@ -96,3 +95,5 @@ export class CrudRouter {
     };
   }
 }
+
+aliasMethods(CrudRouter, { register_routes: true });

@@ -1,7 +1,7 @@
 /** The ceiling's store on pg: named (server-side prepared) statements over a pool. */
 import pg from 'pg';
 import { POOL_MAX } from '../shared/env.js';
-import type { AuthUser, PostRow, Store } from './store.js';
+import type { AuthUser, PostRow, PostTagRow, PublicUser, Store } from './store.js';
 
 const POST_COLUMNS = 'id, title, body, owner_id as owner';
 
@@ -46,6 +46,23 @@ export function pgStore(url: string): Store {
     deletePost: async (id) => {
       await pool.query({ name: 'delete_post', text: 'delete from posts where id = $1', values: [id] });
     },
+    publicUsers: async (ids) =>
+      (
+        await pool.query<PublicUser>({
+          name: 'public_users',
+          text: 'select id, username, email, age, is_admin, verified from users where id = any($1::int[])',
+          values: [ids],
+        })
+      ).rows,
+    tagsOfPosts: async (postIds) =>
+      (
+        await pool.query<PostTagRow>({
+          name: 'tags_of_posts',
+          text: `select pt.post_id, t.id, t.name from post_tags pt join tags t on t.id = pt.tag_id
+                 where pt.post_id = any($1::int[]) order by pt.post_id, t.id`,
+          values: [postIds],
+        })
+      ).rows,
     userById: (id) =>
       one<AuthUser>('user_by_id', 'select id, hashed_password, is_admin from users where id = $1', [id]),
     userByUsername: (username) =>

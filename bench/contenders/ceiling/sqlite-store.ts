@@ -1,6 +1,6 @@
 /** The ceiling's store on better-sqlite3: statements prepared once, executed synchronously. */
 import Database from 'better-sqlite3';
-import type { AuthUser, PostRow, Store } from './store.js';
+import type { AuthUser, PostRow, PostTagRow, PublicUser, Store } from './store.js';
 
 interface RawUser {
   id: number;
@@ -10,6 +10,12 @@ interface RawUser {
 
 const toUser = (row: RawUser | undefined): AuthUser | undefined =>
   row && { id: row.id, hashed_password: row.hashed_password, is_admin: row.is_admin === 1 };
+
+/** A user's public fields as SQLite stores them (booleans as 0/1). */
+interface RawPublicUser extends Omit<PublicUser, 'is_admin' | 'verified'> {
+  is_admin: number;
+  verified: number;
+}
 
 /** Opens the SQLite file and prepares every statement the routes use. */
 export function sqliteStore(file: string): Store {
@@ -30,6 +36,14 @@ export function sqliteStore(file: string): Store {
     'update posts set title = ?, body = ? where id = ?',
   );
   const deletePost = db.prepare<[number]>('delete from posts where id = ?');
+  // A list of keys is bound as one JSON array, so that one prepared statement serves every page.
+  const publicUsers = db.prepare<[string], RawPublicUser>(
+    'select id, username, email, age, is_admin, verified from users where id in (select value from json_each(?))',
+  );
+  const tagsOfPosts = db.prepare<[string], PostTagRow>(
+    `select pt.post_id, t.id, t.name from post_tags pt join tags t on t.id = pt.tag_id
+     where pt.post_id in (select value from json_each(?)) order by pt.post_id, t.id`,
+  );
   const userById = db.prepare<[number], RawUser>(
     'select id, hashed_password, is_admin from users where id = ?',
   );
@@ -49,6 +63,11 @@ export function sqliteStore(file: string): Store {
     deletePost: async (id) => {
       deletePost.run(id);
     },
+    publicUsers: async (ids) =>
+      publicUsers
+        .all(JSON.stringify(ids))
+        .map((row) => ({ ...row, is_admin: row.is_admin === 1, verified: row.verified === 1 })),
+    tagsOfPosts: async (postIds) => tagsOfPosts.all(JSON.stringify(postIds)),
     userById: async (id) => toUser(userById.get(id)),
     userByUsername: async (username) => toUser(userByUsername.get(username)),
   };

@@ -1,6 +1,6 @@
-/** The posts service of the Feathers contender: KnexService with schema resolvers, validation and an ownership hook. */
+/** The posts service of the Feathers contender: KnexService with schema resolvers, validation, an ownership hook and `include=` of owners and tags. */
 import { authenticate } from '@feathersjs/authentication';
-import { Forbidden } from '@feathersjs/errors';
+import { BadRequest, Forbidden } from '@feathersjs/errors';
 import type { HookContext, Id, Params } from '@feathersjs/feathers';
 import { KnexService } from '@feathersjs/knex';
 import {
@@ -14,13 +14,20 @@ import {
 } from '@feathersjs/schema';
 import type { Knex } from 'knex';
 
-/** A row of `posts` as knex returns it, plus the `owner` the API exposes instead of `owner_id`. */
+/** A row of `posts` as knex returns it, plus the `owner` the API exposes instead of `owner_id`, and the included tags. */
 export interface PostRecord {
   id: number;
   title: string;
   body: string | null;
   owner_id?: number;
-  owner?: number;
+  owner?: number | PublicUser | null;
+  tags?: TagRecord[];
+}
+
+/** A tag as a post embeds it. */
+interface TagRecord {
+  id: number;
+  name: string;
 }
 
 interface Caller {
@@ -28,7 +35,24 @@ interface Caller {
   is_admin: boolean | number;
 }
 
-type PostParams = Params & { user?: Caller; existing?: PostRecord };
+/** A user as an embedded owner shows it: its public fields. */
+interface PublicUser {
+  id: number;
+  username: string;
+  email: string;
+  age: number;
+  is_admin: boolean;
+  verified: boolean;
+}
+
+/** The relations a list asked for with `include=`, and the records loaded for its page. */
+interface Included {
+  readonly names: ReadonlySet<string>;
+  owners?: Map<number, PublicUser>;
+  tags?: Map<number, TagRecord[]>;
+}
+
+type PostParams = Params & { user?: Caller; existing?: PostRecord; included?: Included };
 type Ctx = HookContext;
 
 const dataValidator = getValidator(
@@ -41,11 +65,21 @@ const dataValidator = getValidator(
   new Ajv({ coerceTypes: false }),
 );
 
-/** The API shows the owner as `owner` (the user id), never the column name. */
+/**
+ * The API shows the owner as `owner` (the user id, or the user when included), never the column
+ * name; `tags` only when included.
+ */
 const externalResolver = resolve<PostRecord, Ctx>({
   properties: {
-    owner: virtual<PostRecord, number, Ctx>(async (post) => post.owner_id),
+    owner: virtual<PostRecord, number | PublicUser | null, Ctx>(async (post, context) => {
+      const owners = (context.params as PostParams).included?.owners;
+      return owners === undefined ? (post.owner_id as number) : (owners.get(post.owner_id as number) ?? null);
+    }),
     owner_id: async () => undefined,
+    tags: virtual<PostRecord, TagRecord[] | undefined, Ctx>(async (post, context) => {
+      const tags = (context.params as PostParams).included?.tags;
+      return tags === undefined ? undefined : (tags.get(post.id) ?? []);
+    }),
   },
 });
 
@@ -80,9 +114,24 @@ const ownerOrAdminAfterGet = async (context: Ctx): Promise<void> => {
   assertOwnerOrAdmin(context.result as PostRecord, (context.params as PostParams).user);
 };
 
-/** Our query contract (`limit`, `offset`, id order, `count=false`) mapped onto Feathers' `$limit`/`$skip`/`$sort`/`paginate`. */
+/** The relations `include=` names (comma lists, the parameter may repeat); 400 for any other name. */
+function includeNames(raw: unknown): Set<string> {
+  const values = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
+  const names = new Set(values.flatMap((value) => String(value).split(',').filter(Boolean)));
+  for (const name of names) {
+    if (name !== 'owner' && name !== 'tags') throw new BadRequest(`include: no relation "${name}"`);
+  }
+  return names;
+}
+
+/** Our query contract (`limit`, `offset`, id order, `count=false`, `include=`) mapped onto Feathers' `$limit`/`$skip`/`$sort`/`paginate`. */
 const mapListQuery = async (context: Ctx): Promise<void> => {
-  const { limit, offset, count } = (context.params.query ?? {}) as Record<string, string | undefined>;
+  const { limit, offset, count, include } = (context.params.query ?? {}) as Record<
+    string,
+    string | undefined
+  >;
+  const names = includeNames(include);
+  if (names.size > 0) (context.params as PostParams).included = { names };
   context.params.query = {
     $limit: limit === undefined ? 100 : Number(limit),
     $skip: offset === undefined ? 0 : Number(offset),
@@ -99,6 +148,45 @@ const unwrapPage = async (context: Ctx): Promise<void> => {
   context.http = { ...context.http, headers: { 'X-Total-Count': String(page.total) } };
   context.result = page.data;
 };
+
+/** After a list that includes relations: the page's owners and tags in one knex query each, for the resolver to embed. */
+const loadIncluded =
+  (db: Knex) =>
+  async (context: Ctx): Promise<void> => {
+    const included = (context.params as PostParams).included;
+    if (included === undefined) return;
+    const posts = context.result as PostRecord[];
+    if (included.names.has('owner')) {
+      const ids = [...new Set(posts.map((post) => post.owner_id as number))];
+      const users = await db('users')
+        .select('id', 'username', 'email', 'age', 'is_admin', 'verified')
+        .whereIn('id', ids);
+      // SQLite hands booleans over as 0/1.
+      included.owners = new Map(
+        users.map((user: PublicUser) => [
+          user.id,
+          { ...user, is_admin: Boolean(user.is_admin), verified: Boolean(user.verified) },
+        ]),
+      );
+    }
+    if (included.names.has('tags')) {
+      const rows: { post_id: number; id: number; name: string }[] = await db('post_tags as pt')
+        .join('tags as t', 't.id', 'pt.tag_id')
+        .select('pt.post_id', 't.id', 't.name')
+        .whereIn(
+          'pt.post_id',
+          posts.map((post) => post.id),
+        )
+        .orderBy([{ column: 'pt.post_id' }, { column: 't.id' }]);
+      const tags = new Map<number, TagRecord[]>();
+      for (const { post_id, id, name } of rows) {
+        const list = tags.get(post_id);
+        if (list === undefined) tags.set(post_id, [{ id, name }]);
+        else list.push({ id, name });
+      }
+      included.tags = tags;
+    }
+  };
 
 /** Registers `posts` on the app with the hooks of the chosen profile. */
 export function registerPosts(
@@ -133,7 +221,7 @@ export function registerPosts(
       remove: [ownerOrAdmin],
     },
     after: {
-      find: [unwrapPage],
+      find: [unwrapPage, loadIncluded(db)],
       get: secureReads ? [ownerOrAdminAfterGet] : [],
       remove: [
         async (context: Ctx) => {

@@ -1,7 +1,7 @@
-/** The example application's model written for koa-model-api: the user model carries `AuthMixin`. */
+/** The example application's model written for koa-model-api: the user model carries `AuthMixin`; posts carry tags. */
 import 'reflect-metadata';
-import type { Opt } from '@mikro-orm/core';
-import { Entity, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Collection, type Opt } from '@mikro-orm/core';
+import { Entity, ManyToMany, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { AuthMixin, FrameworkModel } from '../../../lib/index.js';
 
 /** A user; `AuthMixin` adds `hashed_password` (hidden) and `is_admin`. */
@@ -20,6 +20,16 @@ export class User extends AuthMixin(FrameworkModel) {
   age: Opt<number> = 18;
 }
 
+/** A tag; posts carry several (table `post_tags`). */
+@Entity({ tableName: 'tags' })
+export class Tag extends FrameworkModel {
+  @PrimaryKey()
+  id!: number;
+
+  @Property({ unique: true })
+  name!: string;
+}
+
 /** A post owned by a user (column `owner_id`, the ownership field). */
 @Entity({ tableName: 'posts' })
 export class Post extends FrameworkModel {
@@ -34,4 +44,13 @@ export class Post extends FrameworkModel {
 
   @ManyToOne(() => User)
   owner!: User;
+
+  // The seeded pivot table, named as in the hand-written app; `include=tags` embeds them by id.
+  @ManyToMany({
+    entity: () => Tag,
+    pivotTable: 'post_tags',
+    joinColumn: 'post_id',
+    inverseJoinColumn: 'tag_id',
+  })
+  tags = new Collection<Tag>(this);
 }

@@ -1,7 +1,7 @@
-/** The example application's model as a MikroORM user writes it: legacy decorators, explicit table names. */
+/** The example application's model as a MikroORM user writes it: legacy decorators, explicit table names, posts with tags. */
 import 'reflect-metadata';
-import type { Opt } from '@mikro-orm/core';
-import { Entity, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Collection, type Opt } from '@mikro-orm/core';
+import { Entity, ManyToMany, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 
 /** A user of the blog; `hashed_password` never leaves the server. */
 @Entity({ tableName: 'users' })
@@ -23,6 +23,20 @@ export class User {
 
   @Property({ type: 'boolean', default: false })
   is_admin: Opt<boolean> = false;
+
+  // Public like the framework's user (AuthMixin's `verified`), so an embedded owner reads the same.
+  @Property({ type: 'boolean', default: false })
+  verified: Opt<boolean> = false;
+}
+
+/** A tag; posts carry several (table `post_tags`). */
+@Entity({ tableName: 'tags' })
+export class Tag {
+  @PrimaryKey()
+  id!: number;
+
+  @Property({ unique: true })
+  name!: string;
 }
 
 /** A post owned by a user (column `owner_id`). */
@@ -40,4 +54,14 @@ export class Post {
   // The API shows the owner as its id, whether or not the user happens to be loaded in the identity map.
   @ManyToOne(() => User, { serializer: (owner: User) => owner.id })
   owner!: User;
+
+  // Ordered by id when populated, as every contender embeds them.
+  @ManyToMany({
+    entity: () => Tag,
+    pivotTable: 'post_tags',
+    joinColumn: 'post_id',
+    inverseJoinColumn: 'tag_id',
+    orderBy: { id: 'asc' },
+  })
+  tags = new Collection<Tag>(this);
 }

@@ -2,12 +2,12 @@
 import type { EntitySchema, MikroORM } from '@mikro-orm/core';
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { POOL_MAX, sqliteFile } from '../shared/env.js';
-import { Post, User } from './entities.js';
+import { Post, Tag, User } from './entities.js';
 
 /** Initialises the ORM for `sqlite:<file>` or `postgres://…` (plus the route sweep's models); the schema already exists (the runner seeds it). */
 export async function openOrm(url: string, extra: readonly EntitySchema[] = []): Promise<MikroORM> {
   const common = {
-    entities: [User, Post, ...extra],
+    entities: [User, Post, Tag, ...extra],
     metadataProvider: ReflectMetadataProvider,
     debug: false,
   };

@@ -1,8 +1,10 @@
 /**
  * What a contender reports to the runner over the IPC channel: readiness, event-loop delay
- * (monitorEventLoopDelay) and memory. Kept out of the HTTP routes so no contender pays for it per request.
+ * (monitorEventLoopDelay), memory, CPU time and SQL statements. Kept out of the HTTP routes; the
+ * statement count adds one wrapped call per statement, alike in every contender.
  */
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { countStatements, statementCount } from './statement-counter.js';
 
 /** Event-loop delay percentiles in milliseconds since the last reset. */
 export interface LoopDelay {
@@ -31,12 +33,18 @@ export type ContenderMessage =
       readonly liveHeap: number;
       /** CPU time of the whole process (user + system, every thread) since it started, in microseconds. */
       readonly cpuMicros: number;
+      /** SQL statements the process has run since it started, counted at its database driver. */
+      readonly statements: number;
       readonly eld: LoopDelay;
     }
   | { readonly type: 'reset'; readonly seq: number };
 
-/** Starts the event-loop monitor and answers the runner's `stats`/`reset` requests; exits when the runner goes away. */
+/**
+ * Starts the event-loop monitor and the statement count (of the driver `DATABASE_URL` names) and
+ * answers the runner's `stats`/`reset` requests; exits when the runner goes away.
+ */
 export function startTelemetry(): { ready(): void } {
+  countStatements(process.env.DATABASE_URL ?? '');
   const histogram = monitorEventLoopDelay({ resolution: 10 });
   histogram.enable();
   // Full collections, and the heap they leave: RSS follows the old generation's saw-tooth (it grows
@@ -73,6 +81,7 @@ export function startTelemetry(): { ready(): void } {
       majorGcs,
       liveHeap,
       cpuMicros: cpu.user + cpu.system,
+      statements: statementCount(),
       eld: {
         p50: ms(histogram.percentile(50)),
         p99: ms(histogram.percentile(99)),

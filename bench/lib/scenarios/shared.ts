@@ -4,6 +4,7 @@ import type { Dataset } from '../dataset.js';
 import { closeAll, openIdleConnections } from '../idle-connections.js';
 import { type RequestShape, runLoad } from '../load.js';
 import { bearer, loadMetrics, measure, pick, randomInt } from '../measure.js';
+import { INCLUDE_PATH } from '../probes.js';
 import type { SharedScenario } from '../scenario-types.js';
 
 // Logins are bcrypt-bound (~70 ms each on one core): more connections only lengthen the queue.
@@ -48,6 +49,13 @@ export const SHARED_SCENARIOS: readonly SharedScenario[] = [
     title: 'GET /posts?limit=20&count=false',
     profile: 'open',
     run: (ctx) => measure(ctx.proc, ctx.timing, { method: 'GET', path: '/posts?limit=20&count=false' }),
+  },
+  {
+    // Issue 17: each post with its owner and its tags embedded, in a fixed number of statements.
+    name: 'list_20_include',
+    title: `GET ${INCLUDE_PATH}`,
+    profile: 'open',
+    run: (ctx) => measure(ctx.proc, ctx.timing, { method: 'GET', path: INCLUDE_PATH }),
   },
   {
     name: 'login',

@@ -1,9 +1,11 @@
 /**
  * The options of the account routes (password reset, email verification, mail), each accepted in
- * snake_case and camelCase, checked completely when resolved so a mistake fails at start-up.
+ * snake_case and camelCase (lib/options/spelling.ts), checked completely when resolved so a
+ * mistake fails at start-up.
  */
 import { ConfigurationError } from '../../errors.js';
 import type { Logger } from '../../http/problem-middleware.js';
+import { type CamelAliases, SpellingTable } from '../../options/spelling.js';
 import { defaultMailer, type Mailer } from '../mail/mailer.js';
 import { DEFAULT_MAIL_TEMPLATES, type MailTemplates } from '../mail/templates.js';
 import type { ThrottleLimit } from '../throttle/login-throttle.js';
@@ -24,76 +26,55 @@ export interface AccountThrottleOptions {
   readonly verify_request?: ThrottleLimit;
 }
 
-/** Options of the account routes. Every snake_case name has a camelCase alias meaning the same. */
-export interface AccountOptions {
+/** The options of the account routes under their snake_case names only; `AccountOptions` adds the aliases. */
+export interface AccountSettings {
   /** Delivers the messages; default SMTP on `smtp_url`/`SMTP_URL`, else the console transport. */
   readonly mailer?: Mailer;
   /** SMTP URL of the default mailer (default `SMTP_URL` from the environment). */
   readonly smtp_url?: string;
-  /** Alias of `smtp_url`. */
-  readonly smtpUrl?: string;
   /** `From` of the default mailer (default `MAIL_FROM`, else `no-reply@localhost`). */
   readonly mail_from?: string;
-  /** Alias of `mail_from`. */
-  readonly mailFrom?: string;
   /** The page of your front end that asks for the new password; the token is added as `?token=` (default `PUBLIC_URL` + `/reset-password`). */
   readonly reset_url?: string;
-  /** Alias of `reset_url`. */
-  readonly resetUrl?: string;
   /** The page that confirms an address; the token is added as `?token=` (default `PUBLIC_URL` + `/verify-email`). */
   readonly verify_url?: string;
-  /** Alias of `verify_url`. */
-  readonly verifyUrl?: string;
   /** Seconds a reset link works (default 1800, 30 minutes). */
   readonly reset_token_ttl?: number;
-  /** Alias of `reset_token_ttl`. */
-  readonly resetTokenTtl?: number;
   /** Seconds a verification link works (default 86400, one day). */
   readonly verify_token_ttl?: number;
-  /** Alias of `verify_token_ttl`. */
-  readonly verifyTokenTtl?: number;
   /** Login refuses users whose email is not verified (403 `email_not_verified`; default false). */
   readonly require_verified_email?: boolean;
-  /** Alias of `require_verified_email`. */
-  readonly requireVerifiedEmail?: boolean;
   /** The user model's email field (default `email`). */
   readonly email_field?: string;
-  /** Alias of `email_field`. */
-  readonly emailField?: string;
   /** Replacement templates; those omitted keep the built-in ones. */
   readonly templates?: Partial<MailTemplates>;
   /** Limits, or `false` for none (behind a proxy that limits already). */
   readonly throttle?: AccountThrottleOptions | false;
   /** Where the counters live (e.g. the login throttle's `RedisThrottleStore`); default the login throttle's store, else one in memory. */
   readonly throttle_store?: ThrottleStore;
-  /** Alias of `throttle_store`. */
-  readonly throttleStore?: ThrottleStore;
 }
 
+/** Options of the account routes. Every snake_case name has a camelCase alias meaning the same (`resetUrl`, …). */
+export interface AccountOptions extends AccountSettings, CamelAliases<AccountSettings> {}
+
+/** The option names, each snake_case one written once; the camelCase aliases are derived. */
+const ACCOUNT_OPTIONS = new SpellingTable<AccountSettings>({
+  mailer: true,
+  smtp_url: true,
+  mail_from: true,
+  reset_url: true,
+  verify_url: true,
+  reset_token_ttl: true,
+  verify_token_ttl: true,
+  require_verified_email: true,
+  email_field: true,
+  templates: true,
+  throttle: true,
+  throttle_store: true,
+});
+
 /** Every option name, snake_case and camelCase: any other name is refused. */
-export const ACCOUNT_OPTION_NAMES: ReadonlySet<string> = new Set([
-  'mailer',
-  'smtp_url',
-  'smtpUrl',
-  'mail_from',
-  'mailFrom',
-  'reset_url',
-  'resetUrl',
-  'verify_url',
-  'verifyUrl',
-  'reset_token_ttl',
-  'resetTokenTtl',
-  'verify_token_ttl',
-  'verifyTokenTtl',
-  'require_verified_email',
-  'requireVerifiedEmail',
-  'email_field',
-  'emailField',
-  'templates',
-  'throttle',
-  'throttle_store',
-  'throttleStore',
-]);
+export const ACCOUNT_OPTION_NAMES: ReadonlySet<string> = ACCOUNT_OPTIONS.names;
 
 /** The limits, all filled in. */
 export type AccountLimits = Readonly<Required<AccountThrottleOptions>>;
@@ -121,19 +102,6 @@ export interface ResolvedAccountOptions {
   readonly templates: MailTemplates;
   /** `undefined` when throttling is off. */
   readonly throttle: { readonly store: ThrottleStore; readonly limits: AccountLimits } | undefined;
-}
-
-function pick<T>(
-  options: AccountOptions,
-  snake: keyof AccountOptions,
-  camel: keyof AccountOptions,
-): T | undefined {
-  const a = options[snake] as T | undefined;
-  const b = options[camel] as T | undefined;
-  if (a !== undefined && b !== undefined && a !== b) {
-    throw new ConfigurationError(`account options: give ${snake} or ${camel}, not both.`);
-  }
-  return a ?? b;
 }
 
 function seconds(name: string, value: number | undefined, fallback: number): number {
@@ -175,20 +143,17 @@ function limit(name: string, value: ThrottleLimit | undefined, fallback: Throttl
  * that several instances count together when it is Redis.
  */
 export function resolveAccountOptions(
-  options: AccountOptions,
+  given: AccountOptions,
   context: {
     readonly logger: Logger;
     readonly store?: ThrottleStore | undefined;
     readonly env?: Readonly<Record<string, string | undefined>>;
   },
 ): ResolvedAccountOptions {
-  if (typeof options !== 'object' || options === null) {
+  if (typeof given !== 'object' || given === null) {
     throw new ConfigurationError('account options must be an object.');
   }
-  for (const name of Object.keys(options)) {
-    if (!ACCOUNT_OPTION_NAMES.has(name))
-      throw new ConfigurationError(`account options: unknown option \`${name}\`.`);
-  }
+  const options = ACCOUNT_OPTIONS.read(given, 'account options');
   const env = context.env ?? process.env;
   const base = (env.PUBLIC_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
   const templates = { ...DEFAULT_MAIL_TEMPLATES, ...(options.templates ?? {}) };
@@ -197,7 +162,7 @@ export function resolveAccountOptions(
       throw new ConfigurationError(`account options: templates.${name} must be a function.`);
     }
   }
-  const emailField = pick<string>(options, 'email_field', 'emailField') ?? 'email';
+  const emailField = options.email_field ?? 'email';
   if (typeof emailField !== 'string' || emailField === '') {
     throw new ConfigurationError('account options: email_field must be a field name.');
   }
@@ -209,12 +174,12 @@ export function resolveAccountOptions(
       }
     }
   }
-  const store = pick<ThrottleStore>(options, 'throttle_store', 'throttleStore') ?? context.store;
+  const store = options.throttle_store ?? context.store;
   const mailer =
     options.mailer ??
     defaultMailer({
-      smtpUrl: pick<string>(options, 'smtp_url', 'smtpUrl'),
-      from: pick<string>(options, 'mail_from', 'mailFrom') ?? env.MAIL_FROM ?? 'no-reply@localhost',
+      smtpUrl: options.smtp_url,
+      from: options.mail_from ?? env.MAIL_FROM ?? 'no-reply@localhost',
       logger: context.logger,
       env,
     });
@@ -231,19 +196,11 @@ export function resolveAccountOptions(
     );
   return Object.freeze({
     mailer,
-    resetUrl: link('reset_url', pick<string>(options, 'reset_url', 'resetUrl'), `${base}/reset-password`),
-    verifyUrl: link('verify_url', pick<string>(options, 'verify_url', 'verifyUrl'), `${base}/verify-email`),
-    resetTokenTtl: seconds(
-      'reset_token_ttl',
-      pick<number>(options, 'reset_token_ttl', 'resetTokenTtl'),
-      1800,
-    ),
-    verifyTokenTtl: seconds(
-      'verify_token_ttl',
-      pick<number>(options, 'verify_token_ttl', 'verifyTokenTtl'),
-      86_400,
-    ),
-    requireVerifiedEmail: pick<boolean>(options, 'require_verified_email', 'requireVerifiedEmail') === true,
+    resetUrl: link('reset_url', options.reset_url, `${base}/reset-password`),
+    verifyUrl: link('verify_url', options.verify_url, `${base}/verify-email`),
+    resetTokenTtl: seconds('reset_token_ttl', options.reset_token_ttl, 1800),
+    verifyTokenTtl: seconds('verify_token_ttl', options.verify_token_ttl, 86_400),
+    requireVerifiedEmail: options.require_verified_email === true,
     emailField,
     templates: Object.freeze(templates),
     throttle:

@@ -4,6 +4,7 @@ export {
   ACCOUNT_OPTION_NAMES,
   type AccountLimits,
   type AccountOptions,
+  type AccountSettings,
   type AccountThrottleOptions,
   DEFAULT_ACCOUNT_LIMITS,
   type ResolvedAccountOptions,

@@ -6,6 +6,7 @@
  * other is seen as reuse. Every store here (memory, adapter, Redis) gets that from a primary key
  * or `SET NX`, nothing more.
  */
+import { hasMethods } from '../../options/methods.js';
 import type { OrmAdapter } from '../../types.js';
 
 /** One stored refresh token. Times are milliseconds since the epoch. */
@@ -48,13 +49,5 @@ export interface RefreshTokenStore {
 
 /** Whether a value implements `RefreshTokenStore`. */
 export function isRefreshTokenStore(value: unknown): value is RefreshTokenStore {
-  const store = value as Partial<RefreshTokenStore> | null;
-  return (
-    typeof store === 'object' &&
-    store !== null &&
-    typeof store.insert === 'function' &&
-    typeof store.find === 'function' &&
-    typeof store.revokeFamily === 'function' &&
-    typeof store.revokeUser === 'function'
-  );
+  return hasMethods<RefreshTokenStore>(value, ['insert', 'find', 'revokeFamily', 'revokeUser']);
 }

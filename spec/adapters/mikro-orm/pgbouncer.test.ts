@@ -1,8 +1,10 @@
 /**
  * The MikroORM adapter behind PgBouncer in transaction pooling mode (Debian's 1.18, a pool of 3
- * server connections), started by this test: the conformance suite passes through it in both
- * execution modes, a concurrent mixed load on the example blog gets no 5xx, and when the admin
- * console reconnects or kills the pool mid-load every request answers as usual or 503, never 500.
+ * server connections), started by this test, with default options: the conformance suite passes
+ * through it in both execution modes, a concurrent mixed load on the example blog gets no 5xx (the
+ * adapter meets its named statements lost by the pooler, answers all the same and turns them off
+ * with one warning), and when the admin console reconnects or kills the pool mid-load every request
+ * answers as usual or 503, never 500. The same load on a direct connection keeps named statements.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -13,10 +15,11 @@ import type { Logger } from '../../../lib/index.js';
 import { runConformanceSuite } from '../../conformance/index.js';
 import { fixtureModels, mikroOrmFixtureEntities } from '../../fixtures/mikro-orm/index.js';
 import { describeResponse, objectOf, send } from '../../security/support/client.js';
-import { createTestDatabase, type TestDatabase } from '../../support/databases.js';
+import { createTestDatabase, requireTarget, type TestDatabase } from '../../support/databases.js';
 import { serve, type TestServer } from '../../support/http.js';
 import { type LoadAnswer, runMixedLoad, statusCounts, unexpected } from '../../support/mixed-load.js';
 import { Pgbouncer, requirePgbouncer } from '../../support/pgbouncer.js';
+import { countStatements, nativePool, preparedOnServer, watchWarnings } from './named-statements.js';
 
 const SECRET = 'pgbouncer-suite-secret-of-more-than-32-bytes-0123456789';
 const quietLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };
@@ -28,6 +31,25 @@ function databaseName(db: TestDatabase): string {
 
 function summary(answers: readonly LoadAnswer[]): string {
   return JSON.stringify(statusCounts(answers));
+}
+
+/** The example blog with default options on `databaseUrl`, served on loopback, and a user's token. */
+async function startBlog(
+  databaseUrl: string,
+): Promise<{ blog: Awaited<ReturnType<typeof createBlogApp>>; server: TestServer; token: string }> {
+  const blog = await createBlogApp(
+    { host: '127.0.0.1', port: 0, databaseUrl, jwtSecret: SECRET, admin: undefined, production: false },
+    quietLogger,
+  );
+  const server = await serve(blog.app.callback());
+  const registered = await send(server.url, {
+    method: 'POST',
+    path: '/register',
+    json: { username: 'pooled', email: 'pooled@example.com', password: 'pooled password 1' },
+  });
+  assert.equal(registered.status, 201, describeResponse(registered));
+  const token = blog.auth.tokens.issue(String(objectOf(registered).id)).access_token;
+  return { blog, server, token };
 }
 
 describe('pooler failures', () => {
@@ -100,32 +122,18 @@ describe('MikroOrmAdapter behind PgBouncer in transaction pooling mode', await r
     let blog: Awaited<ReturnType<typeof createBlogApp>> | undefined;
     let server: TestServer | undefined;
     let token = '';
+    let watch: ReturnType<typeof watchWarnings> | undefined;
 
     before(async () => {
       assert.ok(bouncer !== undefined, 'PgBouncer did not start');
+      // From the first statement on: the switch may come while the blog creates its schema.
+      watch = watchWarnings();
       db = await createTestDatabase('postgresql');
-      blog = await createBlogApp(
-        {
-          host: '127.0.0.1',
-          port: 0,
-          databaseUrl: bouncer.url(databaseName(db)),
-          jwtSecret: SECRET,
-          admin: undefined,
-          production: false,
-        },
-        quietLogger,
-      );
-      server = await serve(blog.app.callback());
-      const registered = await send(server.url, {
-        method: 'POST',
-        path: '/register',
-        json: { username: 'pooled', email: 'pooled@example.com', password: 'pooled password 1' },
-      });
-      assert.equal(registered.status, 201, describeResponse(registered));
-      token = blog.auth.tokens.issue(String(objectOf(registered).id)).access_token;
+      ({ blog, server, token } = await startBlog(bouncer.url(databaseName(db))));
     });
 
     after(async () => {
+      await watch?.stop();
       await server?.close();
       await blog?.app.close();
       await db?.drop();
@@ -149,6 +157,31 @@ describe('MikroOrmAdapter behind PgBouncer in transaction pooling mode', await r
       assert.ok(succeeded >= 500, `only ${succeeded} of 640 succeeded: ${summary(answers)}`);
       console.log(`pgbouncer steady load: ${summary(answers)} in ${seconds.toFixed(1)} s`);
       assert.ok(seconds < 60, `the load took ${seconds.toFixed(1)} s`);
+    });
+
+    it('met the pooler with named statements, switched them off with one warning, and runs unnamed since', async () => {
+      assert.ok(server !== undefined && blog !== undefined && watch !== undefined);
+      await new Promise((resolve) => setImmediate(resolve));
+      const warnings = watch.warnings.map((warning) => warning.message);
+      assert.equal(warnings.length, 1, warnings.join('\n'));
+      assert.match(warnings[0] ?? '', /(42P05|26000) prepared statement "kma_[0-9a-f]+"/);
+      const spy = countStatements(await nativePool(blog.adapter));
+      let answers: LoadAnswer[];
+      try {
+        answers = await runMixedLoad({
+          base: server.url,
+          token,
+          requests: 100,
+          inFlight: 10,
+          tag: 'unnamed',
+        });
+      } finally {
+        spy.restore();
+      }
+      assert.deepEqual(unexpected(answers), [], summary(answers));
+      assert.equal(spy.counts.named, 0, JSON.stringify(spy.counts));
+      assert.ok(spy.counts.unnamed > 0, JSON.stringify(spy.counts));
+      assert.equal(watch.warnings.length, 1);
     });
 
     it('answers 503 with Retry-After while PgBouncer refuses the database, and serves again once it accepts it', async () => {
@@ -230,5 +263,44 @@ describe('MikroOrmAdapter behind PgBouncer in transaction pooling mode', await r
       assert.deepEqual(unexpected(last), [], `after the kill: ${summary(last)}`);
       console.log(`pgbouncer disturbed load: ${summary(answers)}`);
     });
+  });
+});
+
+describe('the example blog on a direct PostgreSQL connection', await requireTarget('postgresql'), () => {
+  let db: TestDatabase | undefined;
+  let started: Awaited<ReturnType<typeof startBlog>> | undefined;
+
+  before(async () => {
+    db = await createTestDatabase('postgresql');
+    started = await startBlog(db.url);
+  });
+  after(async () => {
+    await started?.server.close();
+    await started?.blog.app.close();
+    await db?.drop();
+  });
+
+  it('answers the same load with named statements the server keeps, and warns nothing', async () => {
+    assert.ok(started !== undefined);
+    const pool = await nativePool(started.blog.adapter);
+    const watch = watchWarnings();
+    const spy = countStatements(pool);
+    let answers: LoadAnswer[];
+    try {
+      answers = await runMixedLoad({
+        base: started.server.url,
+        token: started.token,
+        requests: 640,
+        inFlight: 20,
+        tag: 'direct',
+      });
+    } finally {
+      spy.restore();
+    }
+    assert.deepEqual(await watch.stop(), []);
+    assert.deepEqual(unexpected(answers), [], summary(answers));
+    assert.equal(spy.counts.unnamed, 0, JSON.stringify(spy.counts));
+    assert.ok(spy.counts.named > 0, JSON.stringify(spy.counts));
+    assert.ok((await preparedOnServer(pool)).length > 0, 'no kma_ statement prepared on the server');
   });
 });

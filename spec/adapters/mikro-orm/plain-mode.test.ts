@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
-import { Author, Book } from '../../fixtures/mikro-orm/library.js';
+import { Author, Book, Category, Tag } from '../../fixtures/mikro-orm/library.js';
 import {
   createTestDatabase,
   databaseTargets,
@@ -23,7 +23,7 @@ for (const target of databaseTargets()) {
       db = await createTestDatabase(target);
       adapter = await MikroOrmAdapter.connect({
         url: db.url,
-        entities: [Author, Book],
+        entities: [Author, Book, Category, Tag],
         schema: 'create',
         mode: 'plain',
       });
@@ -49,7 +49,7 @@ for (const target of databaseTargets()) {
         offset: 0,
         withTotal: false,
       });
-      assert.deepEqual(listed.rows, [{ id: book.id, title: 'Two', author: author.id }]);
+      assert.deepEqual(listed.rows, [{ id: book.id, title: 'Two', author: author.id, category: null }]);
     });
   });
 }

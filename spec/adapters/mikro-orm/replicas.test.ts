@@ -17,7 +17,7 @@ import { describeResponse, objectOf, send } from '../../security/support/client.
 import { serve, type TestServer } from '../../support/http.js';
 import { queryOn, StreamingReplica } from '../../support/streaming-replica.js';
 
-const { Category } = fixtureModels;
+const { Book, Category } = fixtureModels;
 const DATABASE = 'kma_replicas';
 const quietLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
@@ -172,6 +172,37 @@ describe('MikroOrmAdapter with a streaming read replica', requirePrivatePostgres
           });
           assert.equal(put.status, 200, describeResponse(put));
           assert.equal(objectOf(put).name, `http-renamed-${mode}`);
+        });
+      });
+
+      it('reads the links of a collection from the replica, and from the primary once the session wrote', async () => {
+        assert.ok(primary && replica && adapter);
+        const url = primary.url(DATABASE);
+        const [author] = await queryOn(url, 'insert into authors (name) values ($1) returning id', [
+          `links-${mode}`,
+        ]);
+        const [book] = await queryOn(
+          url,
+          'insert into books (title, author_id) values ($1, $2) returning id',
+          [`links-${mode}`, author?.id],
+        );
+        const [tag] = await queryOn(url, 'insert into labels (name) values ($1) returning id', [
+          `links-${mode}`,
+        ]);
+        const owner = Number(book?.id);
+        await whileLagging(replica, async () => {
+          assert.ok(adapter);
+          await queryOn(url, 'insert into books_tags (book_id, tag_id) values ($1, $2)', [owner, tag?.id]);
+          assert.deepEqual(
+            await adapter.links?.(adapter.openSession(), Book, 'tags', [owner], 10),
+            [],
+            'a session that has not written: the replica',
+          );
+          const session = adapter.openSession();
+          await adapter.create(session, Category, { name: `links-wrote-${mode}` });
+          assert.deepEqual(await adapter.links?.(session, Book, 'tags', [owner], 10), [
+            { owner, target: Number(tag?.id) },
+          ]);
         });
       });
 

@@ -5,9 +5,9 @@ import { AuthRouter } from '../../../lib/auth/auth-router.js';
 import { Argon2idHasher, BcryptHasher } from '../../../lib/auth/hashers.js';
 import type { AuthRouterOptions } from '../../../lib/auth/options.js';
 import { MemoryThrottleStore } from '../../../lib/auth/throttle/memory-store.js';
+import { CrudRouter } from '../../../lib/crud/crud-router.js';
 import { ConfigurationError } from '../../../lib/errors.js';
 import { FrameworkModel } from '../../../lib/model/framework-model.js';
-import { writeHooksOf } from '../../../lib/model/write-hooks.js';
 
 class Member extends AuthMixin(FrameworkModel) {}
 class Plain extends FrameworkModel {}
@@ -97,8 +97,9 @@ describe('AuthRouter options', () => {
   });
 
   it('never takes a password through the user routes: a user created there gets an unusable hash', async () => {
-    make({ bcrypt_cost: 4 });
-    const hooks = writeHooksOf(Member);
+    const router = make({ bcrypt_cost: 4 });
+    const hooks = new CrudRouter({ model: Member, auth_dependency: router.get_auth_dependency() }).options
+      .writeHooks;
     assert.ok(hooks !== undefined);
     assert.deepEqual(hooks.requiredOnCreate, []);
     assert.deepEqual(Object.keys(hooks.extraFields), ['current_password']);
@@ -107,6 +108,61 @@ describe('AuthRouter options', () => {
     assert.deepEqual(await hooks.prepare({ username: 'n', password: 'long enough' }, 'update', undefined), {
       username: 'n',
     });
+  });
+
+  it('gives a CrudRouter on the user model the write hooks of the router whose dependency it was given', () => {
+    // Two plugins on one user model (two applications): each users router keeps its own plugin's rules.
+    const byName = make({});
+    const byEmail = make({ username_field: 'email' });
+    const rulesOf = (router: AuthRouter) =>
+      Object.keys(
+        new CrudRouter({ model: Member, secure: true, auth_dependency: router.get_auth_dependency() }).options
+          .writeHooks?.fieldRules ?? {},
+      );
+    assert.deepEqual(rulesOf(byName), ['username']);
+    assert.deepEqual(rulesOf(byEmail), ['email']);
+    // A policy of the plugin authenticates by itself, and brings the hooks as well.
+    const guarded = new CrudRouter({ model: Member, policy: { PUT: byEmail.owner_or_admin(Member) } });
+    assert.deepEqual(Object.keys(guarded.options.writeHooks?.fieldRules ?? {}), ['email']);
+  });
+
+  it('refuses a CrudRouter on the user model without the write hooks, when it is created', () => {
+    make({});
+    assert.throws(
+      () => new CrudRouter({ model: Member }),
+      (error: Error) =>
+        error instanceof ConfigurationError &&
+        /Member needs the write hooks of the auth plugin/.test(error.message) &&
+        error.message.includes('auth_dependency: auth.get_auth_dependency()'),
+    );
+  });
+
+  it('derives every camelCase method alias, and an alias calls an overriding method', async () => {
+    const router = make({});
+    for (const name of [
+      'registerRoutes',
+      'registerAdminRoutes',
+      'getAuthDependency',
+      'ownerOrAdmin',
+      'adminOnly',
+      'ensureAdmin',
+      'revokeSessions',
+      'setPassword',
+    ] as const) {
+      assert.equal(typeof router[name], 'function', name);
+      assert.equal(router[name].name, name);
+    }
+    class Audited extends AuthRouter {
+      readonly calls: string[] = [];
+      override admin_only() {
+        this.calls.push('admin_only');
+        return super.admin_only();
+      }
+    }
+    const audited = new Audited({ user_model: Member, secret });
+    assert.equal(audited.adminOnly(), audited.admin_only());
+    assert.deepEqual(audited.calls, ['admin_only', 'admin_only']);
+    await assert.rejects(router.ensureAdmin({ username: 'a', password: 'password1' }), /needs an adapter/);
   });
 
   it('returns one dependency carrying the user model and its security scheme, and stable admin_only', () => {

@@ -13,6 +13,7 @@ import { ApiError, ConfigurationError } from '../../../lib/errors.js';
 import { problemMiddleware } from '../../../lib/http/problem-middleware.js';
 import { sessionOf, useAdapter } from '../../../lib/http/session.js';
 import { FrameworkModel } from '../../../lib/model/framework-model.js';
+import type { WriteHooks } from '../../../lib/model/write-hooks.js';
 import type {
   AppContext,
   AuthDependency,
@@ -20,6 +21,7 @@ import type {
   ListResult,
   ModelClass,
   Policy,
+  RawRecord,
 } from '../../../lib/types.js';
 import { serve, type TestServer } from '../../support/http.js';
 
@@ -273,12 +275,106 @@ describe('CrudRouter configuration', () => {
       /unknown method "FETCH"/,
     );
     assert.throws(() => new CrudRouter({ model: Note, prefix: '/bad prefix' }), /Invalid prefix/);
+    assert.throws(
+      () => new CrudRouter({ model: Note, auth_dependancy: testAuth } as never),
+      /CrudRouter for Note: unknown option `auth_dependancy`/,
+    );
+    assert.throws(
+      () => new CrudRouter({ model: Note, like: { max_length: 10, maxLength: 20 } }),
+      /`like.max_length` and `like.maxLength` are the same option/,
+    );
+    assert.throws(() => new CrudRouter({ model: Note, write_hooks: {} as never }), /write_hooks/);
+  });
+
+  it('reads each option in snake_case or camelCase', () => {
+    const snake = new CrudRouter({
+      model: Note,
+      auth_dependency: testAuth,
+      owner_field: 'owner',
+      include_limit: 7,
+    });
+    const camel = new CrudRouter({
+      model: Note,
+      authDependency: testAuth,
+      ownerField: 'owner',
+      includeLimit: 7,
+    });
+    for (const router of [snake, camel]) {
+      assert.equal(router.options.authDependency, testAuth);
+      assert.equal(router.options.ownerField, 'owner');
+      assert.equal(router.options.includeLimit, 7);
+    }
+    assert.equal(new CrudRouter({ model: Note, like: { maxWildcards: 2 } }).options.like.maxWildcards, 2);
+    assert.equal(typeof snake.registerRoutes, 'function');
   });
 
   it('refuses a model the adapter does not know at registration', () => {
     class Stranger extends FrameworkModel {}
     const app = new Application({ title: 't', adapter: makeAdapter(), logger: silent });
     assert.throws(() => new CrudRouter({ model: Stranger }).register_routes(app));
+  });
+});
+
+describe('CrudRouter write hooks (the write_hooks option)', () => {
+  let server: TestServer;
+  let document: { components: { schemas: Record<string, { properties?: object; required?: string[] }> } };
+  const updates: { data: RawRecord; current: RawRecord | undefined }[] = [];
+  // Each write names whether to shout: an input-only field the hooks turn into the stored text.
+  const shouting: WriteHooks = {
+    extraFields: { shout: { type: 'boolean' } },
+    requiredOnCreate: ['shout'],
+    fieldRules: { text: { minLength: 2 } },
+    async prepare(data, mode, _ctx, current) {
+      const { shout, ...rest } = data;
+      if (mode === 'update')
+        updates.push({ data, current: current === undefined ? undefined : { ...current } });
+      return shout === true && typeof rest.text === 'string'
+        ? { ...rest, text: rest.text.toUpperCase() }
+        : rest;
+    },
+  };
+  before(async () => {
+    const app = new Application({ title: 'write hooks', adapter: makeAdapter(), logger: silent });
+    new CrudRouter({ model: Memo, writeHooks: shouting }).register_routes(app);
+    server = await serve(app.callback());
+    document = (await (await server.request('/openapi.json')).json()) as typeof document;
+  });
+  after(() => server.close());
+
+  it('validates the extra fields and applies the hooks to every write', async () => {
+    const missing = await server.request('/memos', { method: 'POST', json: { text: 'quiet' } });
+    assert.equal(missing.status, 422);
+    const problem = (await missing.json()) as { errors: { path: string }[] };
+    assert.deepEqual(
+      problem.errors.map((error) => error.path),
+      ['shout'],
+    );
+    const created = await server.request('/memos', { method: 'POST', json: { text: 'loud', shout: true } });
+    assert.equal(created.status, 201);
+    const row = (await created.json()) as { id: number; text: string };
+    assert.deepEqual(row, { id: row.id, text: 'LOUD' });
+    const changed = await server.request(`/memos/${row.id}`, {
+      method: 'PATCH',
+      json: { text: 'soft', shout: false },
+    });
+    assert.deepEqual(await changed.json(), { id: row.id, text: 'soft' });
+    assert.deepEqual(updates.at(-1), {
+      data: { text: 'soft', shout: false },
+      current: { id: row.id, text: 'LOUD' },
+    });
+  });
+
+  it('documents the extra fields and the field rules in the write schemas', () => {
+    const create = document.components.schemas.MemoCreate;
+    assert.ok(create !== undefined);
+    const properties = create.properties as Record<string, { type?: string; minLength?: number }>;
+    assert.deepEqual(Object.keys(properties), ['text', 'shout']);
+    assert.equal(properties.text?.minLength, 2);
+    assert.deepEqual(properties.shout, { type: 'boolean' });
+    assert.deepEqual(create.required?.includes('shout'), true);
+    const update = document.components.schemas.MemoUpdate;
+    assert.ok(update?.properties !== undefined && 'shout' in update.properties);
+    assert.equal(update.required?.includes('shout') ?? false, false);
   });
 });
 

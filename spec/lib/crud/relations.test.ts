@@ -100,7 +100,11 @@ interface Setup {
 }
 
 async function start(
-  options: { members?: Policy; topics?: Policy; entries?: { include?: boolean | string[]; include_limit?: number } } = {},
+  options: {
+    members?: Policy;
+    topics?: Policy;
+    entries?: { include?: boolean | string[]; include_limit?: number };
+  } = {},
 ): Promise<Setup> {
   const adapter = makeAdapter();
   const app = new Application({ title: 'relations', adapter, logger: { info() {}, warn() {}, error() {} } });
@@ -109,13 +113,17 @@ async function start(
     model: Member,
     ...(options.members === undefined ? {} : { auth_dependency: testAuth, policy: { GET: options.members } }),
   }).register_routes(app);
-  new CrudRouter({ model: Topic, ...(options.topics === undefined ? {} : { policy: { GET: options.topics } }) }).register_routes(app);
+  new CrudRouter({
+    model: Topic,
+    ...(options.topics === undefined ? {} : { policy: { GET: options.topics } }),
+  }).register_routes(app);
   new CrudRouter({ model: Label }).register_routes(app);
   new CrudRouter({ model: Reply }).register_routes(app);
   // Secret has no router: `Entry.secret` is not includable.
   return { adapter, server: await serve(app.callback()) };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are read loosely and checked by deepEqual
 async function json(response: Response, status: number): Promise<any> {
   const body = await response.text();
   assert.equal(response.status, status, body);
@@ -124,7 +132,8 @@ async function json(response: Response, status: number): Promise<any> {
 
 /** Seeds members, topics, labels, entries (with labels) and replies over HTTP. */
 async function seed(server: TestServer): Promise<void> {
-  const post = (path: string, body: unknown) => server.request(path, { method: 'POST', json: body }).then((r) => json(r, 201));
+  const post = (path: string, body: unknown) =>
+    server.request(path, { method: 'POST', json: body }).then((r) => json(r, 201));
   await post('/members', { name: 'ann', password_hash: 'x' });
   await post('/members', { name: 'bob' });
   await post('/topics', { name: 'cooking' });
@@ -156,17 +165,32 @@ describe('relations: include=', () => {
 
   it('embeds to-many relations ordered by key, capped by include_limit', async () => {
     const rows = await json(await setup.server.request('/entries?include=labels,replies'), 200);
-    assert.deepEqual(rows[0].labels.map((label: { id: number }) => label.id), [1, 3]);
+    assert.deepEqual(
+      rows[0].labels.map((label: { id: number }) => label.id),
+      [1, 3],
+    );
     assert.deepEqual(rows[1].labels, []);
-    assert.deepEqual(rows[2].labels.map((label: { id: number }) => label.id), [1, 2, 3], 'capped at 3');
-    assert.deepEqual(rows[0].replies.map((reply: { text: string }) => reply.text), ['r1', 'r2']);
+    assert.deepEqual(
+      rows[2].labels.map((label: { id: number }) => label.id),
+      [1, 2, 3],
+      'capped at 3',
+    );
+    assert.deepEqual(
+      rows[0].replies.map((reply: { text: string }) => reply.text),
+      ['r1', 'r2'],
+    );
     const label = await json(await setup.server.request('/labels/1?include=entries'), 200);
-    assert.deepEqual(label.entries.map((entry: { title: string }) => entry.title), ['e1', 'e3']);
+    assert.deepEqual(
+      label.entries.map((entry: { title: string }) => entry.title),
+      ['e1', 'e3'],
+    );
   });
 
   it('goes two levels deep and selects embedded fields by dotted path', async () => {
     const rows = await json(
-      await setup.server.request('/entries?include=replies.author&fields=title,replies.text,replies.author.name'),
+      await setup.server.request(
+        '/entries?include=replies.author&fields=title,replies.text,replies.author.name',
+      ),
       200,
     );
     assert.deepEqual(rows[0], {
@@ -176,8 +200,17 @@ describe('relations: include=', () => {
         { text: 'r2', author: { name: 'ann' } },
       ],
     });
-    const members = await json(await setup.server.request('/members?include=entries.labels&fields=name,entries.title'), 200);
-    assert.deepEqual(members[0].entries[0], { title: 'e1', labels: [{ id: 1, name: 'a' }, { id: 3, name: 'c' }] });
+    const members = await json(
+      await setup.server.request('/members?include=entries.labels&fields=name,entries.title'),
+      200,
+    );
+    assert.deepEqual(members[0].entries[0], {
+      title: 'e1',
+      labels: [
+        { id: 1, name: 'a' },
+        { id: 3, name: 'c' },
+      ],
+    });
   });
 
   it('refuses what cannot be included with a 400 that names it', async () => {
@@ -212,18 +245,28 @@ describe('relations: the target router decides what may be embedded or searched 
     const headers = { authorization: 'Test 1' };
     const body = await json(await setup.server.request('/entries?include=owner', { headers }), 403);
     assert.ok(body.detail.includes('include=owner'), body.detail);
-    const filtered = await json(await setup.server.request('/entries?filter[owner.name]=ann', { headers }), 403);
+    const filtered = await json(
+      await setup.server.request('/entries?filter[owner.name]=ann', { headers }),
+      403,
+    );
     assert.ok(filtered.detail.includes('"owner"'), filtered.detail);
     const admin = await json(
-      await setup.server.request('/entries?include=owner&filter[owner.name]=ann', { headers: { authorization: 'Test 9:admin' } }),
+      await setup.server.request('/entries?include=owner&filter[owner.name]=ann', {
+        headers: { authorization: 'Test 9:admin' },
+      }),
       200,
     );
-    assert.deepEqual(admin.map((row: { title: string }) => row.title), ['e1', 'e3']);
+    assert.deepEqual(
+      admin.map((row: { title: string }) => row.title),
+      ['e1', 'e3'],
+    );
   });
 
   it('answers 403 when one embedded record is refused by the read policy', async () => {
     await json(await setup.server.request('/entries?include=topic'), 200);
-    await setup.server.request('/entries/2', { method: 'PATCH', json: { topic: 2 } }).then((r) => json(r, 200));
+    await setup.server
+      .request('/entries/2', { method: 'PATCH', json: { topic: 2 } })
+      .then((r) => json(r, 200));
     const body = await json(await setup.server.request('/entries?include=topic'), 403);
     assert.ok(body.detail.includes('include=topic'), body.detail);
     await json(await setup.server.request('/entries/1?include=topic'), 200);
@@ -241,12 +284,18 @@ describe('relations: filters and sort through a many-to-one', () => {
   const titles = (rows: { title: string }[]) => rows.map((row) => row.title);
 
   it('filters and sorts by fields of the related record', async () => {
-    assert.deepEqual(titles(await json(await setup.server.request('/entries?filter[owner.name]=bob'), 200)), ['e2']);
+    assert.deepEqual(titles(await json(await setup.server.request('/entries?filter[owner.name]=bob'), 200)), [
+      'e2',
+    ]);
     assert.deepEqual(
       titles(await json(await setup.server.request('/entries?filter[topic.name][$in]=cooking,x'), 200)),
       ['e1', 'e3'],
     );
-    assert.deepEqual(titles(await json(await setup.server.request('/entries?sort=-owner.name,id'), 200)), ['e2', 'e1', 'e3']);
+    assert.deepEqual(titles(await json(await setup.server.request('/entries?sort=-owner.name,id'), 200)), [
+      'e2',
+      'e1',
+      'e3',
+    ]);
   });
 
   it('refuses hidden fields, $exists, to-many paths and keyset paging by a related key', async () => {
@@ -272,7 +321,9 @@ describe('relations: many-to-many writes', () => {
   after(() => setup.server.close());
 
   const labelIds = async (id: number): Promise<number[]> =>
-    (await json(await setup.server.request(`/entries/${id}?include=labels`), 200)).labels.map((label: { id: number }) => label.id);
+    (await json(await setup.server.request(`/entries/${id}?include=labels`), 200)).labels.map(
+      (label: { id: number }) => label.id,
+    );
 
   it('replaces the set on update, clears it with [], leaves it when absent', async () => {
     await json(await setup.server.request('/entries/1', { method: 'PATCH', json: { labels: [4, 2] } }), 200);
@@ -285,7 +336,10 @@ describe('relations: many-to-many writes', () => {
 
   it('names unknown and repeated keys by index, and writes nothing', async () => {
     const body = await json(
-      await setup.server.request('/entries', { method: 'POST', json: { title: 'bad', owner: 1, labels: [1, 99, 1] } }),
+      await setup.server.request('/entries', {
+        method: 'POST',
+        json: { title: 'bad', owner: 1, labels: [1, 99, 1] },
+      }),
       422,
     );
     assert.deepEqual(
@@ -293,7 +347,10 @@ describe('relations: many-to-many writes', () => {
       ['labels.1', 'labels.2'],
     );
     assert.deepEqual(await json(await setup.server.request('/entries?filter[title]=bad'), 200), []);
-    const typed = await json(await setup.server.request('/entries/3', { method: 'PATCH', json: { labels: ['x'] } }), 422);
+    const typed = await json(
+      await setup.server.request('/entries/3', { method: 'PATCH', json: { labels: ['x'] } }),
+      422,
+    );
     assert.equal(typed.errors[0].path, 'labels.0');
   });
 
@@ -303,7 +360,10 @@ describe('relations: many-to-many writes', () => {
     new CrudRouter({ model: Member, strict: true }).register_routes(app);
     const server = await serve(app.callback());
     try {
-      const body = await json(await server.request('/members', { method: 'POST', json: { name: 'x', entries: [1] } }), 422);
+      const body = await json(
+        await server.request('/members', { method: 'POST', json: { name: 'x', entries: [1] } }),
+        422,
+      );
       assert.deepEqual(body.errors, [{ path: 'entries', message: 'is not writable' }]);
     } finally {
       await server.close();
@@ -339,7 +399,10 @@ describe('relations: a fixed number of adapter calls per request', () => {
       }
       const countFor = async (limit: number): Promise<number> => {
         calls.length = 0;
-        const rows = await json(await server.request(`/entries?limit=${limit}&include=owner,topic,labels`), 200);
+        const rows = await json(
+          await server.request(`/entries?limit=${limit}&include=owner,topic,labels`),
+          200,
+        );
         assert.equal(rows.length, limit);
         return calls.length;
       };
@@ -355,7 +418,10 @@ describe('relations: a fixed number of adapter calls per request', () => {
 
   it('refuses an include list naming something that is not a relation', () => {
     assert.throws(
-      () => new CrudRouter({ model: Entry, include: ['title'] }).register_routes(new Application({ title: 'x', adapter: makeAdapter() })),
+      () =>
+        new CrudRouter({ model: Entry, include: ['title'] }).register_routes(
+          new Application({ title: 'x', adapter: makeAdapter() }),
+        ),
       ConfigurationError,
     );
   });

@@ -74,15 +74,19 @@ export const listingCases: readonly SecurityCase[] = [
     'fields=id,hashed_password',
     'fields=id,,hashed_password',
   ]),
-  invalid('filters that try to reach another table through a relation', '/posts', [
+  invalid('filters that try to reach hidden or unreachable columns through a relation', '/posts', [
     'filter[owner.hashed_password]=x',
     `filter[owner.hashed_password][$like]=${encodeURIComponent('$2%')}`,
+    'filter[owner.hashed_password][$exists]=true',
     'filter[owner][hashed_password]=x',
-    'filter[owner.username]=alice',
-    'filter[owner.is_admin]=true',
     'sort=owner.hashed_password',
+    'sort=-owner.hashed_password',
     'fields=owner.hashed_password',
+    'include=owner&fields=owner.hashed_password',
     'filter[owner][$like]=%25',
+    'filter[owner.owner.username]=alice',
+    'filter[comments.body]=x',
+    'include=owner.hashed_password',
   ]),
   invalid('logical and raw operators that are not in the list', '/users', [
     'filter[$or][0][is_admin]=true',
@@ -132,6 +136,34 @@ export const listingCases: readonly SecurityCase[] = [
       },
     ],
     expect: (responses) => expectStatus(responses[0] as HttpResponse, [200, 400, 414, 431]),
+  },
+  {
+    name: 'a filter and include through a relation reach only what the related router shows',
+    group: 'listing',
+    requests: (world) => [
+      {
+        method: 'GET',
+        path: '/posts?filter[owner.username]=alice&include=owner',
+        headers: world.bearer(world.bob),
+      },
+    ],
+    expect: (responses) => {
+      const response = responses[0] as HttpResponse;
+      expectStatus(response, 200);
+      const posts = response.json as { owner: Record<string, unknown> }[];
+      assert.ok(posts.length > 0, describeResponse(response));
+      for (const post of posts) {
+        assert.equal(post.owner.username, 'alice');
+        assert.deepEqual(Object.keys(post.owner).sort(), [
+          'age',
+          'email',
+          'id',
+          'is_admin',
+          'username',
+          'verified',
+        ]);
+      }
+    },
   },
   {
     name: 'a non-admin filtering users by the admin flag sees only readable fields',
