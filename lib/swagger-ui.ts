@@ -77,7 +77,7 @@ function renderTemplate(render: Middleware): string {
 
 /**
  * koa2-swagger-ui, loaded when a docs page is first built: an application without `/docs` does not
- * load it and its template engine (about 2.3 MiB of RSS).
+ * load it and its template engine (their RSS: bench/NOTES.md, "Figures behind code comments", Swagger UI module).
  */
 function koaSwagger(...args: Parameters<typeof import('koa2-swagger-ui').koaSwagger>) {
   const loaded = createRequire(import.meta.url)('koa2-swagger-ui') as typeof import('koa2-swagger-ui');

@@ -1,12 +1,12 @@
 /**
  * Writes that skip MikroORM's unit of work where it would add nothing: one `INSERT … RETURNING`,
  * `UPDATE … RETURNING` or `DELETE` statement instead of load, change set, BEGIN, statement, COMMIT
- * and reload (a quarter of the CPU per write, measured in docs/benchmarks.md).
+ * and reload (bench/NOTES.md, "Figures behind code comments": direct writes).
  *
  * A model qualifies only when the unit of work would run nothing but that statement: no lifecycle
  * hooks, no `onCreate`/`onUpdate`, no version or concurrency-check column, no property accessors,
  * no constructor parameters, no inheritance, no embeddables, no MikroORM filters; deletes also need
- * no collections, to-one inverse sides or cascades to follow. Event subscribers are checked on
+ * no one-to-one sides, orphan removal or cascaded removals to follow. Event subscribers are checked on
  * every write: with any subscriber registered, the unit of work runs. Everything else takes the
  * unit of work as before, so hooks, cascades and subscribers behave as in any MikroORM application.
  */
@@ -113,10 +113,11 @@ export function planDirectWrites(plan: ModelPlan, returning: boolean): DirectWri
       : undefined);
   const updateObstacle =
     common ?? (meta.props.some((prop) => prop.onUpdate !== undefined) ? 'onUpdate' : undefined);
+  // A collection MikroORM does not cascade a removal to is not loaded on delete: the unit of work
+  // sends no statement for its links (the pivot's or the children's foreign keys decide, as for a
+  // direct delete; the conformance case many-to-many-delete-unlinks runs both paths).
   const followsRelations = meta.props.some(
     (prop: EntityProperty) =>
-      prop.kind === ReferenceKind.ONE_TO_MANY ||
-      prop.kind === ReferenceKind.MANY_TO_MANY ||
       prop.kind === ReferenceKind.ONE_TO_ONE ||
       prop.orphanRemoval === true ||
       (prop.cascade ?? []).some((cascade) => cascade === 'remove' || cascade === 'all'),

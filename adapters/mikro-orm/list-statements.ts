@@ -2,8 +2,8 @@
  * The SQL of list queries, built once per shape. A list's shape (which fields are filtered with
  * which operators, the sort, whether it starts after a keyset position) decides its SQL; only the
  * values change between requests. MikroORM's query builder spends more on turning a `where`
- * object into SQL than SQLite spends running the query (a `WHERE id > ?` page cost a fifth more
- * than the first page, see docs/benchmarks.md), so each shape is built once with marker values,
+ * object into SQL than SQLite spends running the query (bench/NOTES.md, "Figures behind code
+ * comments": list SQL templates and cursor check), so each shape is built once with marker values,
  * the markers are found among the parameters, and later requests only fill in their values.
  *
  * Only shapes whose values reach the database unchanged are templated: comparisons and lists of

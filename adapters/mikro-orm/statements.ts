@@ -1,8 +1,8 @@
 /**
  * Runs the adapter's SQL with bound parameters and statements prepared once. MikroORM 7 inlines
  * every parameter into the SQL text before running it, so each query is new text: SQLite
- * (better-sqlite3) prepares every query anew — a sixth of the CPU of a GET by id, per the profile
- * in docs/benchmarks.md — and PostgreSQL parses and plans each one. Here the SQL the query
+ * (better-sqlite3) prepares every query anew (its share of a request's CPU: bench/NOTES.md,
+ * "Figures behind code comments", prepared statements) and PostgreSQL parses and plans each one. Here the SQL the query
  * builder produced (`toQuery()`: placeholders and parameters) runs as a cached better-sqlite3
  * statement — at once when no transaction is open on the connection, else under kysely's
  * connection lock so it never lands inside another request's transaction — or as an
@@ -160,7 +160,8 @@ interface LimitSlot {
 /**
  * The `limit ?` of a query, if it has exactly one. SQLite (built with STAT4, as better-sqlite3 is)
  * prepares a statement again whenever a bound LIMIT changes or not: `limit ?` made a lookup by
- * primary key cost 14 µs instead of 2 µs (bench/NOTES.md), so the runner writes the number in.
+ * primary key several times slower (bench/NOTES.md, "Figures behind code comments": bound
+ * LIMIT), so the runner writes the number in.
  */
 function limitSlotOf(sql: string): LimitSlot | null {
   const at = sql.indexOf(' limit ?');

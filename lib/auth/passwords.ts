@@ -87,7 +87,8 @@ export class Passwords {
 
 /**
  * The current hasher, on libuv's pool for the built-in ones: the dummy hash is made once, at start,
- * and a process that never sees a login then never starts a hashing thread (about 12 MiB of RSS).
+ * and a process that never sees a login then never starts a hashing thread,
+ * whose memory stays resident (bench/NOTES.md, "Figures behind code comments": hashing thread).
  */
 function startupHasher(current: PasswordHasher): PasswordHasher {
   if (current instanceof BcryptHasher && exactly(current, BcryptHasher)) {

@@ -3,11 +3,12 @@
  * Those checks depend only on the token and the router's fixed keys, so their result can be
  * reused; what depends on the clock (`exp`, `nbf`) is checked again on every use, and the user is
  * still loaded on every request. Verification through koa-jwt was the largest cost of an
- * authenticated GET after the two lookups (see docs/benchmarks.md).
+ * authenticated GET after the two lookups (bench/NOTES.md, "Figures behind
+ * code comments": verified tokens).
  */
 import type { AccessTokenClaims } from './tokens.js';
 
-/** Most tokens remembered; the oldest is forgotten first. About 1 KiB each. */
+/** Most tokens remembered; the oldest is forgotten first. (Memory per token: bench/NOTES.md, "Figures behind code comments".) */
 export const MAX_VERIFIED_TOKENS = 10_000;
 
 interface Entry {

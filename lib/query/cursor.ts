@@ -31,7 +31,8 @@ export function cursorShape(
 /**
  * A 52-bit FNV-1a hash of the shape and values, in base 36. It detects edits and mismatched shapes;
  * it is not a signature (nothing a cursor carries needs one), and unlike a native hash object it
- * allocates nothing per request, which showed in the keyset pages' throughput.
+ * allocates nothing per request (the keyset pages before and after:
+ * bench/NOTES.md, "Figures behind code comments", list SQL templates and cursor check).
  */
 function checksum(shape: string, values: string): string {
   const text = `${CURSOR_VERSION}\u0000${shape}\u0000${values}`;
