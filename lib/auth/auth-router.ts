@@ -4,12 +4,14 @@
  * policies, `ensure_admin`, `set_password` and `revoke_sessions`, each under its specification
  * name and a camelCase alias.
  */
+import { Router } from '@koa/router';
 import type Koa from 'koa';
 import type { Middleware } from 'koa';
 import { Application } from '../application.js';
 import { ApiError, ConfigurationError } from '../errors.js';
 import { DEFAULT_BODY_LIMIT } from '../http/body.js';
 import { consoleLogger, type Logger } from '../http/problem-middleware.js';
+import type { GroupRouter, RouteGroup } from '../http/route-group.js';
 import { requireAdapter } from '../http/session.js';
 import { aliasMethods } from '../options/spelling.js';
 import type {
@@ -214,19 +216,34 @@ export class AuthRouter implements AuthRuntime {
     (app as Koa).use(this.adminMiddleware() as Middleware);
   }
 
-  /** `POST /register`, `/login`, `/change-password`, `/refresh`, `/logout` and `/logout-all` as ordinary Koa middleware (other paths pass through). */
-  middleware(options: { bodyLimit?: number } = {}): Middleware<AppState> {
-    const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-    const core = chain(
-      chain(accountRoutes(this, limit), credentialRoutes(this, limit)),
-      sessionRoutes(this, limit),
-    );
-    if (this.accountOptions === undefined) return core;
+  /** The route groups of `middleware()` and `router`: account, credential, session and account-lifecycle routes. */
+  private groups(limit: number): RouteGroup[] {
+    const groups = [accountRoutes(this, limit), credentialRoutes(this, limit), sessionRoutes(this, limit)];
+    if (this.accountOptions === undefined) return groups;
     this.account ??= new AccountService(
       this,
       resolveAccountOptions(this.accountOptions, { logger: this.logger, store: this.throttle?.store }),
     );
-    return chain(core, accountLifecycleRoutes(this.account, limit));
+    return [...groups, accountLifecycleRoutes(this.account, limit)];
+  }
+
+  /** `POST /register`, `/login`, `/change-password`, `/refresh`, `/logout` and `/logout-all` as ordinary Koa middleware (other paths pass through). */
+  middleware(options: { bodyLimit?: number } = {}): Middleware<AppState> {
+    const [first, ...rest] = this.groups(options.bodyLimit ?? DEFAULT_BODY_LIMIT) as [
+      RouteGroup,
+      ...RouteGroup[],
+    ];
+    return rest.reduce<Middleware<AppState>>((all, group) => chain(all, group), first);
+  }
+
+  /**
+   * The same routes as `middleware()` as a `@koa/router` `Router`, for mounting in an app's own
+   * router: `api.use(auth.router.routes(), auth.router.allowedMethods())`. Built on each read.
+   */
+  get router(): GroupRouter {
+    const router = new Router<AppState, AppContext>({ sensitive: true });
+    for (const group of this.groups(DEFAULT_BODY_LIMIT)) router.use(group.router.routes());
+    return router;
   }
 
   /** `POST /admin/{id}/make-admin` and `POST /admin/{id}/password` as ordinary Koa middleware. */

@@ -5,13 +5,12 @@
  * of duplicate registrations starved logins); usernames go through the username rules (username.ts)
  * on the way in and on login.
  */
-import type { Middleware } from 'koa';
 import { ApiError, type FieldError } from '../errors.js';
 import { bodyReader } from '../http/body.js';
 import { noStore } from '../http/no-store.js';
-import { type RouteSpec, routeGroup } from '../http/route-group.js';
+import { type RouteGroup, type RouteSpec, routeGroup } from '../http/route-group.js';
 import { sessionOf } from '../http/session.js';
-import type { AppState, OrmAdapter, RawRecord } from '../types.js';
+import type { OrmAdapter, RawRecord } from '../types.js';
 import { assertEmailVerified } from './account/account-service.js';
 import { PASSWORD_MAX_BYTES, passwordProblem } from './password-policy.js';
 import type { AuthRuntime } from './runtime.js';
@@ -188,7 +187,7 @@ export function accountRoutes(
   runtime: AuthRuntime,
   bodyLimit: number,
   collection?: UserCollection,
-): Middleware<AppState> {
+): RouteGroup {
   return routeGroup('', [
     { method: 'POST', path: '/register', handler: noStore(register(runtime, bodyLimit, collection)) },
     { method: 'POST', path: '/login', handler: noStore(login(runtime, bodyLimit)) },
@@ -196,7 +195,7 @@ export function accountRoutes(
 }
 
 /** `POST /admin/{id}/make-admin`. */
-export function adminRoutes(runtime: AuthRuntime): Middleware<AppState> {
+export function adminRoutes(runtime: AuthRuntime): RouteGroup {
   return routeGroup('/admin', [
     { method: 'POST', path: '/:id/make-admin', handler: noStore(makeAdmin(runtime)) },
   ]);

@@ -9,7 +9,7 @@ import type { Middleware, Next } from 'koa';
 import { ApiError } from '../errors.js';
 import { bodyReader } from '../http/body.js';
 import { noStore } from '../http/no-store.js';
-import { type RouteSpec, routeGroup } from '../http/route-group.js';
+import { type RouteGroup, type RouteSpec, routeGroup } from '../http/route-group.js';
 import { sessionOf } from '../http/session.js';
 import type { AppContext, AppState } from '../types.js';
 import { checkCurrentPassword, requirePasswordText, storeRevocation } from './credentials.js';
@@ -130,14 +130,14 @@ function revokeSessions(runtime: CredentialRuntime): Handler {
 }
 
 /** `POST /change-password`. */
-export function credentialRoutes(runtime: CredentialRuntime, bodyLimit: number): Middleware<AppState> {
+export function credentialRoutes(runtime: CredentialRuntime, bodyLimit: number): RouteGroup {
   return routeGroup('', [
     { method: 'POST', path: '/change-password', handler: noStore(changePassword(runtime, bodyLimit)) },
   ]);
 }
 
 /** `POST /admin/{id}/password` and `POST /admin/{id}/revoke-sessions`. */
-export function adminCredentialRoutes(runtime: CredentialRuntime, bodyLimit: number): Middleware<AppState> {
+export function adminCredentialRoutes(runtime: CredentialRuntime, bodyLimit: number): RouteGroup {
   return routeGroup('/admin', [
     { method: 'POST', path: '/:id/password', handler: noStore(resetPassword(runtime, bodyLimit)) },
     { method: 'POST', path: '/:id/revoke-sessions', handler: noStore(revokeSessions(runtime)) },

@@ -2,8 +2,9 @@
 import type Koa from 'koa';
 import type { Middleware, Next } from 'koa';
 import { Application } from '../application.js';
+import { ConfigurationError } from '../errors.js';
 import { DEFAULT_BODY_LIMIT } from '../http/body.js';
-import { routeGroup } from '../http/route-group.js';
+import { type GroupRouter, type RouteGroup, routeGroup } from '../http/route-group.js';
 import { requireAdapter, useAdapterIfMissing } from '../http/session.js';
 import { aliasMethods } from '../options/spelling.js';
 import type { AppContext, AppState, OrmAdapter } from '../types.js';
@@ -26,7 +27,7 @@ export class CrudRouter {
   declare readonly registerRoutes: CrudRouter['register_routes'];
   // One plan per directory (an application, or an adapter for plain Koa use): a router registered
   // on two applications over one adapter finds each application's own routers for its relations.
-  private readonly plans = new WeakMap<PlanDirectory, { plan: CrudPlan; middleware: Middleware<AppState> }>();
+  private readonly plans = new WeakMap<PlanDirectory, { plan: CrudPlan; middleware: RouteGroup }>();
 
   constructor(options: CrudRouterOptions) {
     this.options = resolveCrudOptions(options);
@@ -37,7 +38,7 @@ export class CrudRouter {
     adapter: OrmAdapter,
     bodyLimit: number,
     directory: PlanDirectory,
-  ): { plan: CrudPlan; middleware: Middleware<AppState> } {
+  ): { plan: CrudPlan; middleware: RouteGroup } {
     let entry = this.plans.get(directory);
     if (entry === undefined) {
       const plan = compileCrudPlan(this.options, adapter, bodyLimit, directory);
@@ -46,6 +47,21 @@ export class CrudRouter {
       directory.add(plan);
     }
     return entry;
+  }
+
+  /**
+   * The routes as a `@koa/router` `Router` (prefix `{prefix}/{resource}`), for mounting in an app's
+   * own router: `api.use(crud.router.routes(), crud.router.allowedMethods())`. Needs the `adapter`
+   * option: the paths come from the model's table name, which the adapter knows.
+   */
+  get router(): GroupRouter {
+    const adapter = this.options.adapter;
+    if (adapter === undefined) {
+      throw new ConfigurationError(
+        `CrudRouter for ${this.options.model.name}: \`router\` needs the router's adapter (new CrudRouter({ model, adapter })), since its paths come from the model's table name.`,
+      );
+    }
+    return this.compiled(adapter, DEFAULT_BODY_LIMIT, adapterDirectory(adapter)).middleware.router;
   }
 
   /** Adds the routes to an `Application` (dispatched by resource) or to a plain Koa app. */

@@ -1,14 +1,13 @@
 /** `/health/live` (the process answers) and `/health/ready` (the database answers too). */
-import type { Middleware } from 'koa';
 import { ApiError } from '../errors.js';
-import type { AppState, OrmAdapter } from '../types.js';
-import { routeGroup } from './route-group.js';
+import type { OrmAdapter } from '../types.js';
+import { type RouteGroup, routeGroup } from './route-group.js';
 
 /** How long readiness waits for the database before answering 503. */
 const READY_TIMEOUT_MS = 2_000;
 
 /** The health route group for an adapter. */
-export function healthRoutes(adapter: OrmAdapter): Middleware<AppState> {
+export function healthRoutes(adapter: OrmAdapter): RouteGroup {
   return routeGroup('/health', [
     {
       method: 'GET',

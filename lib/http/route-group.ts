@@ -1,8 +1,11 @@
 /**
- * A small route table for one group of routes (one resource, or the auth routes): static
- * segments and `:param` segments, matched segment by segment. 405 with `Allow` when the path
- * matches but the method does not; `next()` when no path matches.
+ * A group of routes (one resource, or some of the auth routes) as a `@koa/router` `Router`: the
+ * router Koa users know, so a group can be mounted in an app's own router
+ * (`api.use(crud.router.routes())`). Answers as the framework always has: 405 problem with `Allow`
+ * when the path matches but the method does not, 204 with `Allow` to `OPTIONS`, `next()` when no
+ * path matches; `HEAD` is answered like `GET`.
  */
+import { Router } from '@koa/router';
 import type { Middleware, Next } from 'koa';
 import { ApiError } from '../errors.js';
 import type { AppContext, AppState } from '../types.js';
@@ -14,80 +17,81 @@ export interface RouteSpec {
   readonly handler: (ctx: AppContext, params: Readonly<Record<string, string>>) => Promise<void>;
 }
 
-interface Node {
-  readonly children: Map<string, Node>;
-  param?: { name: string; node: Node };
-  readonly handlers: Map<string, RouteSpec['handler']>;
-}
+/** The router of the framework's groups: `/posts` and `/posts/` alike, paths case-sensitive. */
+export type GroupRouter = Router<AppState, AppContext>;
 
-const newNode = (): Node => ({ children: new Map(), handlers: new Map() });
-
-/** Splits a path into its segments; `undefined` for a path with an empty inner segment. */
-export function splitPath(path: string): string[] | undefined {
-  const parts = path.split('/');
-  parts.shift();
-  if (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
-  return parts.includes('') ? undefined : parts;
-}
-
-/** Compiles routes into one middleware; matching cost depends on the path length only. */
-export function routeGroup(prefix: string, routes: readonly RouteSpec[]): Middleware<AppState> {
-  const root = newNode();
-  const prefixParts = splitPath(prefix === '' ? '/' : prefix) ?? [];
-  for (const route of routes) {
-    let node = root;
-    for (const part of [...prefixParts, ...(splitPath(route.path) ?? [])]) {
-      if (part.startsWith(':')) {
-        const name = part.slice(1);
-        node.param ??= { name, node: newNode() };
-        node = node.param.node;
-      } else {
-        let child = node.children.get(part);
-        if (child === undefined) {
-          child = newNode();
-          node.children.set(part, child);
-        }
-        node = child;
-      }
-    }
-    node.handlers.set(route.method, route.handler);
+/** Whether a path's percent-escapes are valid UTF-8. */
+function decodes(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
   }
+}
 
-  return async function routeGroupMiddleware(ctx: AppContext, next: Next): Promise<void> {
-    const parts = splitPath(ctx.path);
-    if (parts === undefined) return next();
-    const params: Record<string, string> = {};
-    let node: Node | undefined = root;
-    for (const raw of parts) {
-      const child: Node | undefined = node.children.get(raw);
-      if (child !== undefined) {
-        node = child;
-      } else if (node.param !== undefined) {
-        let value: string;
-        try {
-          value = decodeURIComponent(raw);
-        } catch {
-          throw ApiError.notFound();
-        }
-        params[node.param.name] = value;
-        node = node.param.node;
-      } else {
-        return next();
-      }
+/** `Allow` in the framework's order: the routes' methods, then `HEAD` (with `GET`) and `OPTIONS`. */
+function allowList(header: string): string[] {
+  const methods = header
+    .split(/,\s*/)
+    .filter((method) => method !== '' && method !== 'HEAD' && method !== 'OPTIONS');
+  return [...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'];
+}
+
+/** Builds the `Router` of a group of routes under a prefix (`''`, `/posts`, `/admin`). */
+export function routeRouter(prefix: string, routes: readonly RouteSpec[]): GroupRouter {
+  const router = new Router<AppState, AppContext>({ sensitive: true, ...(prefix === '' ? {} : { prefix }) });
+  for (const route of routes) {
+    const handler = route.handler;
+    router.register(route.path, [route.method], (ctx: AppContext & { params?: Record<string, string> }) => {
+      // `@koa/router` hands a parameter it cannot decode over as written; no record has such a key.
+      if (ctx.path.includes('%') && !decodes(ctx.path)) throw ApiError.notFound();
+      return handler(ctx, ctx.params ?? {});
+    });
+  }
+  return router;
+}
+
+/**
+ * The 405 and `OPTIONS` answers of a router, after its routes: `@koa/router`'s own
+ * `allowedMethods` sets a status; this throws the framework's problem instead and answers
+ * `OPTIONS` with 204.
+ */
+export function allowedMethods(router: GroupRouter): Middleware<AppState> {
+  const allowed = router.allowedMethods() as unknown as Middleware<AppState>;
+  return async (ctx: AppContext, next: Next) => {
+    await allowed(ctx, next);
+    const allow = ctx.response.get('Allow');
+    if (allow === '') return;
+    // 501 is `@koa/router`'s answer to a method no route of it knows (TRACE, PROPFIND): to a client
+    // it is the same mistake as any other method this path does not serve.
+    if (ctx.status === 405 || ctx.status === 501) {
+      ctx.remove('Allow');
+      throw ApiError.methodNotAllowed(allowList(allow));
     }
-    if (node.handlers.size === 0) return next();
-    const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
-    const handler = node.handlers.get(method);
-    if (handler === undefined) {
-      const allowed = [...node.handlers.keys()];
-      if (allowed.includes('GET')) allowed.push('HEAD');
-      if (ctx.method === 'OPTIONS') {
-        ctx.status = 204;
-        ctx.set('Allow', [...allowed, 'OPTIONS'].join(', '));
-        return;
-      }
-      throw ApiError.methodNotAllowed([...allowed, 'OPTIONS']);
+    if (ctx.method === 'OPTIONS' && ctx.status === 200) {
+      ctx.body = null;
+      ctx.status = 204;
+      ctx.set('Allow', allowList(allow).join(', '));
     }
-    await handler(ctx, params);
   };
+}
+
+/** A group's routes and its 405/`OPTIONS` answers as one middleware. */
+export function routerMiddleware(router: GroupRouter): Middleware<AppState> {
+  const routes = router.routes() as unknown as Middleware<AppState>;
+  const allowed = allowedMethods(router);
+  return (ctx: AppContext, next: Next) => routes(ctx, () => allowed(ctx, next));
+}
+
+/** A group's middleware, carrying its `Router` for mounting in another router. */
+export type RouteGroup = Middleware<AppState> & {
+  /** The group's routes as a `@koa/router` `Router`. */
+  readonly router: GroupRouter;
+};
+
+/** Compiles routes into one middleware (a `Router` and its 405/`OPTIONS` answers). */
+export function routeGroup(prefix: string, routes: readonly RouteSpec[]): RouteGroup {
+  const router = routeRouter(prefix, routes);
+  return Object.assign(routerMiddleware(router), { router });
 }

@@ -6,13 +6,12 @@
  * anonymous `/verify-email/request` answer 202 before looking, and do the work after the response.
  * Every response, errors included, carries `Cache-Control: no-store`.
  */
-import type { Middleware } from 'koa';
 import { ApiError } from '../../errors.js';
 import { bodyReader } from '../../http/body.js';
 import { noStore } from '../../http/no-store.js';
-import { type RouteSpec, routeGroup } from '../../http/route-group.js';
+import { type RouteGroup, type RouteSpec, routeGroup } from '../../http/route-group.js';
 import { sessionOf } from '../../http/session.js';
-import type { AppContext, AppState, OrmAdapter, RawRecord, RecordId } from '../../types.js';
+import type { AppContext, OrmAdapter, RawRecord, RecordId } from '../../types.js';
 import { isTruthyFlag } from '../admin-flag.js';
 import { storeRevocation } from '../credentials.js';
 import { passwordProblem } from '../password-policy.js';
@@ -292,6 +291,6 @@ export const ACCOUNT_ROUTE_SEGMENTS: readonly string[] = Object.freeze([
 ]);
 
 /** The account routes as one middleware (other paths pass through). */
-export function accountLifecycleRoutes(service: AccountService, bodyLimit: number): Middleware<AppState> {
+export function accountLifecycleRoutes(service: AccountService, bodyLimit: number): RouteGroup {
   return routeGroup('', accountRouteSpecs(service, bodyLimit));
 }

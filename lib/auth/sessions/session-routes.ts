@@ -4,13 +4,12 @@
  * token's user: every access and refresh token issued until now stops working). Every response,
  * errors included, carries `Cache-Control: no-store`.
  */
-import type { Middleware } from 'koa';
 import { ApiError, type FieldError } from '../../errors.js';
 import { bodyReader } from '../../http/body.js';
 import { noStore } from '../../http/no-store.js';
-import { type RouteSpec, routeGroup } from '../../http/route-group.js';
+import { type RouteGroup, type RouteSpec, routeGroup } from '../../http/route-group.js';
 import { sessionOf } from '../../http/session.js';
-import type { AppContext, AppState } from '../../types.js';
+import type { AppContext } from '../../types.js';
 import { storeRevocation } from '../credentials.js';
 import type { AuthRuntime } from '../runtime.js';
 import type { RefreshSessions } from './refresh-tokens.js';
@@ -102,7 +101,7 @@ function logoutAll(runtime: SessionRuntime): Handler {
 }
 
 /** `POST /refresh`, `POST /logout` and `POST /logout-all`. */
-export function sessionRoutes(runtime: SessionRuntime, bodyLimit: number): Middleware<AppState> {
+export function sessionRoutes(runtime: SessionRuntime, bodyLimit: number): RouteGroup {
   return routeGroup('', [
     { method: 'POST', path: '/refresh', handler: noStore(refresh(runtime, bodyLimit)) },
     { method: 'POST', path: '/logout', handler: noStore(logout(runtime, bodyLimit)) },

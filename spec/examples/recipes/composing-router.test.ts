@@ -1,0 +1,97 @@
+/**
+ * The `@koa/router` recipe (docs/composing.md): the auth and CRUD routers mounted in an app's own
+ * router under `/api`, over real HTTP on every database target.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import Koa from 'koa';
+import type { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
+import { mountApiRouter } from '../../../examples/recipes/composing/api-router.js';
+import { Bookmark } from '../../../examples/recipes/composing/entities.js';
+import { CrudRouter } from '../../../lib/index.js';
+import {
+  createTestDatabase,
+  databaseTargets,
+  requireTarget,
+  type TestDatabase,
+} from '../../support/databases.js';
+import { serve, type TestServer } from '../../support/http.js';
+
+for (const target of databaseTargets()) {
+  const available = await requireTarget(target);
+  describe(`koa-model-api mounted in an app's own @koa/router on ${target}`, available, () => {
+    let database: TestDatabase;
+    let adapter: MikroOrmAdapter;
+    let server: TestServer;
+
+    before(async () => {
+      database = await createTestDatabase(target);
+      const koa = new Koa();
+      adapter = await mountApiRouter(koa, database.url);
+      server = await serve(koa.callback());
+    });
+    after(async () => {
+      await server?.close();
+      await adapter?.close();
+      await database?.drop();
+    });
+
+    async function signUp(username: string): Promise<{ authorization: string }> {
+      const password = 'correct horse battery';
+      const registered = await server.request('/api/register', {
+        method: 'POST',
+        json: { username, password },
+      });
+      assert.equal(registered.status, 201, await registered.clone().text());
+      const login = await server.request('/api/login', { method: 'POST', json: { username, password } });
+      const { access_token } = (await login.json()) as { access_token: string };
+      return { authorization: `Bearer ${access_token}` };
+    }
+
+    it('serves the auth, CRUD and the app’s own routes from one router', async () => {
+      const headers = await signUp('ann');
+      const created = await server.request('/api/bookmarks', {
+        method: 'POST',
+        headers,
+        json: { url: 'https://a.example' },
+      });
+      assert.equal(created.status, 201, await created.clone().text());
+      const bookmark = (await created.json()) as { id: number; owner: number };
+      const me = (await (await server.request('/api/me', { headers })).json()) as {
+        id: number;
+        username: string;
+      };
+      assert.equal(me.username, 'ann');
+      assert.equal(bookmark.owner, me.id);
+      const read = await server.request(`/api/bookmarks/${bookmark.id}`, { headers });
+      assert.equal(read.status, 200);
+    });
+
+    it('keeps the framework’s answers: 401 and 403 problems, 405 with Allow, 404 elsewhere', async () => {
+      const anonymous = await server.request('/api/bookmarks');
+      assert.equal(anonymous.status, 401);
+      assert.equal(((await anonymous.json()) as { code: string }).code, 'unauthorized');
+      const ann = await signUp('ann2');
+      const bob = await signUp('bob');
+      const created = (await (
+        await server.request('/api/bookmarks', {
+          method: 'POST',
+          headers: ann,
+          json: { url: 'https://b.example' },
+        })
+      ).json()) as { id: number };
+      const forbidden = await server.request(`/api/bookmarks/${created.id}`, { headers: bob });
+      assert.equal(forbidden.status, 403);
+      const wrong = await server.request('/api/bookmarks', { method: 'DELETE', headers: ann });
+      assert.equal(wrong.status, 405);
+      assert.match(wrong.headers.get('allow') ?? '', /GET/);
+      assert.equal((await server.request('/bookmarks', { headers: ann })).status, 404);
+    });
+  });
+}
+
+describe('CrudRouter.router', () => {
+  it('needs the router’s adapter, since its paths come from the table name', () => {
+    assert.throws(() => new CrudRouter({ model: Bookmark }).router, /needs the router's adapter/);
+  });
+});
