@@ -1,10 +1,14 @@
-/** Builds the example blog API: users, posts, categories and labels, secured by the auth plugin. */
+/**
+ * Builds the example blog API: users, posts with their category, tags and comments, categories and
+ * labels, secured by the auth plugin. Every router lets requests include the relations whose
+ * target is served here too (`GET /posts?include=category,tags,comments.author`).
+ */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MikroOrmAdapter } from '../../adapters/mikro-orm/index.js';
 import { Application, AuthRouter, add_swagger_ui, CrudRouter, type Logger } from '../../lib/index.js';
 import type { BlogConfig } from './config.js';
-import { blogEntities, Category, Post, Tag, User } from './entities.js';
+import { blogEntities, Category, Comment, Post, Tag, User } from './entities.js';
 
 /** The running pieces of the example. */
 export interface BlogApp {
@@ -40,7 +44,7 @@ export async function createBlogApp(config: BlogConfig, logger?: Logger): Promis
   return { app, adapter, auth };
 }
 
-/** The example's routes: auth, admin, users, posts, categories and labels with their policies. */
+/** The example's routes: auth, admin, users, posts, comments, categories and labels with their policies. */
 export function registerBlogRoutes(app: Application, auth: AuthRouter): void {
   auth.register_routes(app);
   auth.register_admin_routes(app);
@@ -55,6 +59,13 @@ export function registerBlogRoutes(app: Application, auth: AuthRouter): void {
     model: Post,
     ...secured,
     policy: { PUT: auth.owner_or_admin(Post), DELETE: auth.owner_or_admin(Post) },
+  }).register_routes(app);
+  // Any signed-in user comments (the author comes from the token); only its author or an admin
+  // edits or deletes a comment. Reads are not narrowed, so `GET /posts?include=comments` may embed them.
+  new CrudRouter({
+    model: Comment,
+    ...secured,
+    policy: { PUT: auth.owner_or_admin(Comment), DELETE: auth.owner_or_admin(Comment) },
   }).register_routes(app);
   new CrudRouter({ model: Category }).register_routes(app);
   new CrudRouter({
