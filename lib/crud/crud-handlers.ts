@@ -4,7 +4,6 @@
  * act learns nothing from validation messages.
  */
 import { ApiError } from '../errors.js';
-import type { RouteSpec } from '../http/route-group.js';
 import { sessionOf } from '../http/session.js';
 import { coerceId } from '../query/coerce.js';
 import { encodeCursor } from '../query/cursor.js';
@@ -105,7 +104,8 @@ async function admitThroughRelations(
   }
 }
 
-async function list(plan: CrudPlan, ctx: AppContext): Promise<void> {
+/** The handler of one generated operation (declared in crud-routes.ts). */
+export async function list(plan: CrudPlan, ctx: AppContext): Promise<void> {
   await admit(plan, ctx, 'GET');
   const query = parseListQuery(plan.model, ctx.querystring, plan.listOptions());
   if (query.throughRelations !== undefined) await admitThroughRelations(plan, ctx, query.throughRelations);
@@ -159,7 +159,8 @@ async function writeData(
   return data;
 }
 
-async function create(plan: CrudPlan, ctx: AppContext): Promise<void> {
+/** The handler of one generated operation (declared in crud-routes.ts). */
+export async function create(plan: CrudPlan, ctx: AppContext): Promise<void> {
   await admit(plan, ctx, 'POST');
   const data = await writeData(plan, ctx, 'create');
   const row = await plan.adapter.create(sessionOf(ctx, plan.adapter), plan.options.model, data);
@@ -168,7 +169,8 @@ async function create(plan: CrudPlan, ctx: AppContext): Promise<void> {
   send(ctx, 201, plan.serialize(row));
 }
 
-async function read(
+/** The handler of one generated operation (declared in crud-routes.ts). */
+export async function read(
   plan: CrudPlan,
   ctx: AppContext,
   params: Readonly<Record<string, string>>,
@@ -182,7 +184,8 @@ async function read(
   send(ctx, 200, body);
 }
 
-async function update(
+/** The handler of one generated operation (declared in crud-routes.ts). */
+export async function update(
   plan: CrudPlan,
   ctx: AppContext,
   params: Readonly<Record<string, string>>,
@@ -200,7 +203,8 @@ async function update(
   send(ctx, 200, plan.serialize(row));
 }
 
-async function remove(
+/** The handler of one generated operation (declared in crud-routes.ts). */
+export async function remove(
   plan: CrudPlan,
   ctx: AppContext,
   params: Readonly<Record<string, string>>,
@@ -220,16 +224,4 @@ async function remove(
   const deleted = await plan.adapter.delete(sessionOf(ctx, plan.adapter), plan.options.model, id);
   if (!deleted) throw ApiError.notFound(`No ${plan.model.name} with id "${String(id)}".`);
   ctx.status = 204;
-}
-
-/** The six generated routes of a plan, relative to `{prefix}/{resource}`. */
-export function crudRoutes(plan: CrudPlan): RouteSpec[] {
-  return [
-    { method: 'GET', path: '/', handler: (ctx) => list(plan, ctx) },
-    { method: 'POST', path: '/', handler: (ctx) => create(plan, ctx) },
-    { method: 'GET', path: '/:id', handler: (ctx, params) => read(plan, ctx, params) },
-    { method: 'PUT', path: '/:id', handler: (ctx, params) => update(plan, ctx, params, 'PUT') },
-    { method: 'PATCH', path: '/:id', handler: (ctx, params) => update(plan, ctx, params, 'PATCH') },
-    { method: 'DELETE', path: '/:id', handler: (ctx, params) => remove(plan, ctx, params) },
-  ];
 }

@@ -8,9 +8,9 @@ import { type GroupRouter, type RouteGroup, routeGroup } from '../http/route-gro
 import { requireAdapter, useAdapterIfMissing } from '../http/session.js';
 import { aliasMethods } from '../options/spelling.js';
 import type { AppContext, AppState, OrmAdapter } from '../types.js';
-import { crudRoutes } from './crud-handlers.js';
 import { type CrudRouterOptions, type ResolvedCrudOptions, resolveCrudOptions } from './crud-options.js';
 import { type CrudPlan, compileCrudPlan } from './crud-plan.js';
+import { CRUD_OPERATIONS, crudRoutes } from './crud-routes.js';
 import { adapterDirectory, type PlanDirectory } from './plan-directory.js';
 
 /**
@@ -73,6 +73,7 @@ export class CrudRouter {
       app.mount(plan.basePath.split('/')[1] ?? '', middleware);
       app.openapi.addCrud({
         description: plan.model,
+        operations: CRUD_OPERATIONS,
         prefix: this.options.prefix,
         secure: this.options.secure,
         ...(this.options.authDependency?.securityScheme === undefined

@@ -2,6 +2,8 @@
  * The OpenAPI path items of one `CrudRouter`: list and create on `/{resource}`, read, update,
  * patch and delete on `/{resource}/{id}`, each with the security and error responses it really has.
  */
+
+import type { CrudOperationName, OperationCheck, OperationDeclaration } from '../http/operation.js';
 import { fieldAtPath, filterablePaths, selectableFields, sortableFields } from '../query/field-paths.js';
 import { LIKE_LIMITS, LIST_LIMITS, type LikeLimits, ORDERED_TYPES, TEXT_TYPES } from '../query/list-query.js';
 import type { JsonSchema } from '../schema/json-schema.js';
@@ -319,6 +321,30 @@ function jsonBody(schema: JsonSchema, description: string): Record<string, unkno
   return { required: true, description, content: { [JSON_MEDIA_TYPE]: { schema } } };
 }
 
+/** The words of one operation; everything else comes from its declaration. */
+interface OperationText {
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description: string;
+  /** What the request body holds, for operations that read one. */
+  readonly body?: string;
+  readonly success: string;
+}
+
+/**
+ * The error responses of an operation's checks (401 and 403 come from the router's security and
+ * policies, see `access`): a query can be refused with 400, a record be missing (404), a body be
+ * malformed, too large, of another type or invalid, a write meet a constraint (409).
+ */
+function checkErrors(checks: readonly OperationCheck[]): ProblemResponseName[] {
+  const errors: ProblemResponseName[] = [];
+  if (checks.includes('query') || checks.includes('body')) errors.push('BadRequest');
+  if (checks.includes('store')) errors.push('Conflict');
+  if (checks.includes('record')) errors.push('NotFound');
+  if (checks.includes('body')) errors.push('PayloadTooLarge', 'UnsupportedMediaType', 'ValidationFailed');
+  return errors;
+}
+
 /** The path items of one router, keyed by path. */
 export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record<string, PathItem> {
   const model = doc.description;
@@ -358,80 +384,97 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
     description,
     content: { [JSON_MEDIA_TYPE]: { schema: record } },
   });
-  const writeErrors: ProblemResponseName[] = [
-    'BadRequest',
-    'Conflict',
-    'PayloadTooLarge',
-    'UnsupportedMediaType',
-    'ValidationFailed',
-  ];
   const readInclude = includeParameter(relations, doc.includeLimit);
   const updateDescription = `Changes the fields present in the body; absent fields keep their values. ${dropped}`;
-
-  return {
-    [collectionPath(doc)]: {
-      get: operation(doc, 'GET', ctx, {
-        operationId: `list${plural}`,
-        summary: `List ${many}`,
-        description:
-          `Returns one page of ${many}. \`X-Total-Count\` gives the number of matches (skipped with \`count=false\`); ` +
-          '`Link` gives the next and previous pages when there are such pages; with `after` it pages by keyset.',
-        parameters: listParameters(doc, relations),
-        success: {
-          200: {
-            description: `A page of ${many}.`,
-            headers: { 'X-Total-Count': headerRef('XTotalCount'), Link: headerRef('Link') },
-            content: { [JSON_MEDIA_TYPE]: { schema: { type: 'array', items: listItem } } },
-          },
-        },
-        errors: ['BadRequest'],
-        related: relationAccess(relations, ctx.securityScheme, true),
-      }),
-      post: operation(doc, 'POST', ctx, {
-        operationId: `create${single}`,
-        summary: `Create ${a}`,
-        description: `Stores a new ${one} and returns it. ${dropped}`,
-        requestBody: jsonBody(create, `The new ${one}.`),
-        success: {
-          201: { ...recordResponse(`The created ${one}.`), headers: { Location: headerRef('Location') } },
-        },
-        errors: writeErrors,
-      }),
+  const texts: Record<CrudOperationName, OperationText> = {
+    list: {
+      operationId: `list${plural}`,
+      summary: `List ${many}`,
+      description:
+        `Returns one page of ${many}. \`X-Total-Count\` gives the number of matches (skipped with \`count=false\`); ` +
+        '`Link` gives the next and previous pages when there are such pages; with `after` it pages by keyset.',
+      success: `A page of ${many}.`,
     },
-    [itemPath(doc)]: {
-      parameters: [idParameter(model)],
-      get: operation(doc, 'GET', ctx, {
-        operationId: `get${single}`,
-        summary: `Get ${a}`,
-        description: `Returns the ${one} with this primary key.`,
-        ...(readInclude === undefined ? {} : { parameters: [readInclude] }),
-        success: { 200: recordResponse(`The ${one}.`) },
-        errors: readInclude === undefined ? ['NotFound'] : ['BadRequest', 'NotFound'],
-        related: relationAccess(relations, ctx.securityScheme, false),
-      }),
-      put: operation(doc, 'PUT', ctx, {
-        operationId: `update${single}`,
-        summary: `Update ${a}`,
-        description: updateDescription,
-        requestBody: jsonBody(update, 'The fields to change.'),
-        success: { 200: recordResponse(`The updated ${one}.`) },
-        errors: [...writeErrors, 'NotFound'],
-      }),
-      patch: operation(doc, 'PATCH', ctx, {
-        operationId: `patch${single}`,
-        summary: `Partially update ${a}`,
-        description: `${updateDescription} Same as PUT.`,
-        requestBody: jsonBody(update, 'The fields to change.'),
-        success: { 200: recordResponse(`The updated ${one}.`) },
-        errors: [...writeErrors, 'NotFound'],
-      }),
-      delete: operation(doc, 'DELETE', ctx, {
-        operationId: `delete${single}`,
-        summary: `Delete ${a}`,
-        description: `Deletes the ${one} with this primary key; 409 while other records still reference it.`,
-        success: { 204: { description: 'Deleted.' } },
-        errors: ['NotFound', 'Conflict'],
-      }),
+    create: {
+      operationId: `create${single}`,
+      summary: `Create ${a}`,
+      description: `Stores a new ${one} and returns it. ${dropped}`,
+      body: `The new ${one}.`,
+      success: `The created ${one}.`,
+    },
+    read: {
+      operationId: `get${single}`,
+      summary: `Get ${a}`,
+      description: `Returns the ${one} with this primary key.`,
+      success: `The ${one}.`,
+    },
+    update: {
+      operationId: `update${single}`,
+      summary: `Update ${a}`,
+      description: updateDescription,
+      body: 'The fields to change.',
+      success: `The updated ${one}.`,
+    },
+    patch: {
+      operationId: `patch${single}`,
+      summary: `Partially update ${a}`,
+      description: `${updateDescription} Same as PUT.`,
+      body: 'The fields to change.',
+      success: `The updated ${one}.`,
+    },
+    delete: {
+      operationId: `delete${single}`,
+      summary: `Delete ${a}`,
+      description: `Deletes the ${one} with this primary key; 409 while other records still reference it.`,
+      success: 'Deleted.',
     },
   };
+
+  /** The answer of a successful operation, from its declaration. */
+  const success = (declared: OperationDeclaration, text: string): Record<string, unknown> => {
+    const { status, body } = declared.success;
+    if (body === 'none') return { [status]: { description: text } };
+    if (body === 'page') {
+      return {
+        [status]: {
+          description: text,
+          headers: { 'X-Total-Count': headerRef('XTotalCount'), Link: headerRef('Link') },
+          content: { [JSON_MEDIA_TYPE]: { schema: { type: 'array', items: listItem } } },
+        },
+      };
+    }
+    const response = recordResponse(text);
+    return {
+      [status]: status === 201 ? { ...response, headers: { Location: headerRef('Location') } } : response,
+    };
+  };
+
+  const items: Record<string, PathItem> = {};
+  for (const declared of doc.operations) {
+    const text = texts[declared.name];
+    const path = declared.path === '/' ? collectionPath(doc) : itemPath(doc);
+    const parameters =
+      declared.name === 'list'
+        ? listParameters(doc, relations)
+        : declared.name === 'read' && readInclude !== undefined
+          ? [readInclude]
+          : undefined;
+    const item = items[path] ?? (declared.path === '/' ? {} : { parameters: [idParameter(model)] });
+    items[path] = item;
+    item[declared.method.toLowerCase()] = operation(doc, declared.policy, ctx, {
+      operationId: text.operationId,
+      summary: text.summary,
+      description: text.description,
+      ...(parameters === undefined ? {} : { parameters }),
+      ...(declared.body === undefined
+        ? {}
+        : { requestBody: jsonBody(declared.body === 'create' ? create : update, text.body ?? '') }),
+      success: success(declared, text.success),
+      errors: checkErrors(declared.checks),
+      ...(declared.checks.includes('query') && declared.method === 'GET'
+        ? { related: relationAccess(relations, ctx.securityScheme, declared.name === 'list') }
+        : {}),
+    });
+  }
+  return items;
 }

@@ -1,5 +1,6 @@
 /** What routers contribute to the OpenAPI document; the document builder turns them into OpenAPI 3.1. */
 
+import type { OperationDeclaration } from '../http/operation.js';
 import type { IncludableRelation } from '../model/relations.js';
 import type { LikeLimits } from '../query/list-query.js';
 import type { JsonSchema } from '../schema/json-schema.js';
@@ -9,6 +10,8 @@ import type { CrudMethod, ModelDescription, Policy } from '../types.js';
 export interface CrudRoutesDoc {
   /** The model the routes serve. */
   readonly description: ModelDescription;
+  /** The operations the router serves, as it dispatches them (its checks give the responses). */
+  readonly operations: readonly OperationDeclaration[];
   /** Path prefix before `/{resource}` (empty for the application root). */
   readonly prefix: string;
   /** The router's `$like` caps and opted-in text fields (the defaults when omitted). */

@@ -180,6 +180,8 @@ describe('Swagger UI of the example application in Chromium', { skip }, () => {
       'categories POST /categories #operations-categories-createCategory',
       'labels GET /labels #operations-labels-listLabels',
       'labels POST /labels #operations-labels-createTag',
+      'comments GET /comments #operations-comments-listComments',
+      'comments POST /comments #operations-comments-createComment',
       'auth POST /register #operations-auth-register',
       'auth POST /login #operations-auth-login',
       'auth POST /admin/{id}/make-admin #operations-auth-makeAdmin',
@@ -188,8 +190,8 @@ describe('Swagger UI of the example application in Chromium', { skip }, () => {
     }
     assert.equal(
       operations.length,
-      4 * 6 + 13,
-      'six CRUD operations for each of four resources, thirteen of the auth plugin (register, login, change-password, refresh, logout, logout-all, make-admin, set a password, revoke sessions, forgot-password, reset-password, verify-email and its request)',
+      5 * 6 + 13,
+      'six CRUD operations for each of five resources, thirteen of the auth plugin (register, login, change-password, refresh, logout, logout-all, make-admin, set a password, revoke sessions, forgot-password, reset-password, verify-email and its request)',
     );
 
     const context = await freshContext();

@@ -1,6 +1,7 @@
 /** Model descriptions shared by the schema and OpenAPI tests: every field kind, a user model, a UUID key. */
 
 import type { Middleware } from 'koa';
+import { CRUD_OPERATIONS } from '../../../lib/crud/crud-routes.js';
 import { buildModelDescription, type ModelFacts } from '../../../lib/model/describe.js';
 import { PROTECTED_FIELDS } from '../../../lib/model/framework-model.js';
 import type { CrudRoutesDoc } from '../../../lib/openapi/types.js';
@@ -183,6 +184,7 @@ export function crudDoc(
 ): CrudRoutesDoc {
   return {
     description,
+    operations: CRUD_OPERATIONS,
     prefix: '',
     secure: false,
     policies: {},

@@ -1,0 +1,87 @@
+/**
+ * The generated operations of a resource, each declared once: route, policy, checks in the order
+ * the handler makes them, body and answer, and the handler. `CrudRouter` dispatches by this table
+ * and hands it to the OpenAPI document, which derives each operation's responses from it.
+ */
+
+import type { OperationDeclaration } from '../http/operation.js';
+import type { RouteSpec } from '../http/route-group.js';
+import type { AppContext } from '../types.js';
+import { create, list, read, remove, update } from './crud-handlers.js';
+import type { CrudPlan } from './crud-plan.js';
+
+/** An operation with its handler. */
+export interface CrudOperation extends OperationDeclaration {
+  /** Answers the request for a router's plan. */
+  handle(plan: CrudPlan, ctx: AppContext, params: Readonly<Record<string, string>>): Promise<void>;
+}
+
+/** The six operations, in the order the document lists them. */
+export const CRUD_OPERATIONS: readonly CrudOperation[] = [
+  {
+    name: 'list',
+    method: 'GET',
+    path: '/',
+    policy: 'GET',
+    checks: ['caller', 'policy', 'query'],
+    success: { status: 200, body: 'page' },
+    handle: (plan, ctx) => list(plan, ctx),
+  },
+  {
+    name: 'create',
+    method: 'POST',
+    path: '/',
+    policy: 'POST',
+    checks: ['caller', 'policy', 'body', 'store'],
+    body: 'create',
+    success: { status: 201, body: 'record' },
+    handle: (plan, ctx) => create(plan, ctx),
+  },
+  {
+    name: 'read',
+    method: 'GET',
+    path: '/:id',
+    policy: 'GET',
+    checks: ['caller', 'record', 'policy', 'query'],
+    success: { status: 200, body: 'record' },
+    handle: (plan, ctx, params) => read(plan, ctx, params),
+  },
+  {
+    name: 'update',
+    method: 'PUT',
+    path: '/:id',
+    policy: 'PUT',
+    checks: ['caller', 'record', 'policy', 'body', 'store'],
+    body: 'update',
+    success: { status: 200, body: 'record' },
+    handle: (plan, ctx, params) => update(plan, ctx, params, 'PUT'),
+  },
+  {
+    name: 'patch',
+    method: 'PATCH',
+    path: '/:id',
+    policy: 'PATCH',
+    checks: ['caller', 'record', 'policy', 'body', 'store'],
+    body: 'update',
+    success: { status: 200, body: 'record' },
+    handle: (plan, ctx, params) => update(plan, ctx, params, 'PATCH'),
+  },
+  {
+    name: 'delete',
+    method: 'DELETE',
+    path: '/:id',
+    policy: 'DELETE',
+    checks: ['caller', 'record', 'policy', 'store'],
+    success: { status: 204, body: 'none' },
+    handle: (plan, ctx, params) => remove(plan, ctx, params),
+  },
+];
+
+/** The routes of a plan, relative to `{prefix}/{resource}`, from the operation table. */
+export function crudRoutes(plan: CrudPlan): RouteSpec[] {
+  return CRUD_OPERATIONS.map((operation) => ({
+    method: operation.method,
+    path: operation.path,
+    handler: (ctx, params) => operation.handle(plan, ctx, params),
+  }));
+}
