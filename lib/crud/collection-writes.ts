@@ -9,9 +9,9 @@ import { writableCollections } from '../schema/model-schemas.js';
 import type { AppContext, RawRecord } from '../types.js';
 import type { CrudPlan } from './crud-plan.js';
 
-/** A key as a map key (numbers, bigints and strings of the same key agree). */
+/** A key as a map key: numbers, bigints and strings of the same key agree, UUIDs in any case. */
 function keyOf(value: unknown): string {
-  return String(value);
+  return String(value).toLowerCase();
 }
 
 /** 422 for duplicate or unknown keys in the writable collections of validated data. */
