@@ -9,9 +9,9 @@ import { writableCollections } from '../schema/model-schemas.js';
 import type { AppContext, RawRecord } from '../types.js';
 import type { CrudPlan } from './crud-plan.js';
 
-/** A key as a map key: numbers, bigints and strings of the same key agree, UUIDs in any case. */
-function keyOf(value: unknown): string {
-  return String(value).toLowerCase();
+/** A key as a map key: numbers, bigints and strings of the same key agree, a UUID in any case. */
+function keyOf(value: unknown, type: string): string {
+  return type === 'uuid' ? String(value).toLowerCase() : String(value);
 }
 
 /** 422 for duplicate or unknown keys in the writable collections of validated data. */
@@ -29,8 +29,8 @@ export async function checkCollectionKeys(
     const keys = data[collection.name] as readonly unknown[];
     const first = new Map<string, number>();
     keys.forEach((key, index) => {
-      const seen = first.get(keyOf(key));
-      if (seen === undefined) first.set(keyOf(key), index);
+      const seen = first.get(keyOf(key, collection.targetKeyType));
+      if (seen === undefined) first.set(keyOf(key, collection.targetKeyType), index);
       else
         errors.push({ path: `${collection.name}.${index}`, message: `repeats ${collection.name}.${seen}` });
     });
@@ -49,7 +49,9 @@ export async function checkCollectionKeys(
       withTotal: false,
       fields: [collection.targetKey],
     });
-    const existing = new Set(found.rows.map((row) => keyOf(row[collection.targetKey])));
+    const existing = new Set(
+      found.rows.map((row) => keyOf(row[collection.targetKey], collection.targetKeyType)),
+    );
     for (const [key, index] of first) {
       if (!existing.has(key)) {
         errors.push({
