@@ -3,7 +3,7 @@
  * the adapter, and helpers that keep cases independent although they share one schema: every
  * value under a unique constraint and every list a case inspects carries a prefix of its own.
  */
-import type { OrmAdapter, RawRecord } from '../../lib/types.js';
+import type { OrmAdapter, RawRecord } from '../lib/index.js';
 import { expectRecord } from './assertions.js';
 import type { HttpClient, JsonObject } from './http-client.js';
 import type { ConformanceModels } from './types.js';

@@ -1,9 +1,9 @@
 /**
  * `koa-model-api/conformance`: the HTTP-level suite every `OrmAdapter` must pass. It serves the
  * eight conformance models through `Application` + `CrudRouter` and checks, over real HTTP, what
- * CONTRACT.md section 4 promises: status codes, bodies, defaults, keys, constraints, list
- * paging/sorting/filtering, relations (`include=`, many-to-many writes, filters and sort through
- * a many-to-one) and problem details.
+ * docs/adapters.md ("The contract", "Relations", "Errors to map") promises: status codes, bodies,
+ * defaults, keys, constraints, list paging/sorting/filtering, relations (`include=`, many-to-many
+ * writes, filters and sort through a many-to-one) and problem details.
  *
  * To run it from an adapter package:
  * 1. Map the eight models of `ConformanceModels` (shapes and relations in its documentation) with
@@ -18,6 +18,7 @@
  *
  * The suite calls the adapter directly only to seed rows (`openSession` + `create` with plain
  * `{ name, quantity }` data); everything else goes through HTTP on 127.0.0.1.
+ * @module koa-model-api/conformance
  */
 export { type ConformanceCaseName, conformanceCases } from './names.js';
 export { runConformanceSuite } from './run.js';

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Application, CrudRouter } from '../../lib/index.js';
+import { Application, CrudRouter } from '../lib/index.js';
 import { HttpClient } from './http-client.js';
 import type { ConformanceEnvironment } from './types.js';
 

@@ -2,7 +2,7 @@
  * What an adapter author provides to run the conformance suite: a target that builds a fresh,
  * empty schema with the eight conformance models, mapped by their ORM.
  */
-import type { ModelClass, OrmAdapter } from '../../lib/types.js';
+import type { ModelClass, OrmAdapter } from '../lib/index.js';
 import type { ConformanceCaseName } from './names.js';
 
 /**

@@ -40,13 +40,7 @@ if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) {
 }
 const result = spawnSync(
   process.execPath,
-  [
-    '--test',
-    '--test-concurrency=2',
-    `--test-timeout=${timeoutMs}`,
-    '--test-reporter=spec',
-    ...files,
-  ],
+  ['--test', '--test-concurrency=2', `--test-timeout=${timeoutMs}`, '--test-reporter=spec', ...files],
   { stdio: 'inherit', env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'test' } },
 );
 process.exit(result.status ?? 1);

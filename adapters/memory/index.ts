@@ -1,6 +1,7 @@
 /**
  * `koa-model-api/adapters/memory`: the reference in-memory `OrmAdapter`, for tests, prototypes
  * and as the model an adapter author follows (see also `koa-model-api/conformance`).
+ * @module koa-model-api/adapters/memory
  */
 export { MemoryAdapter, type MemoryAdapterOptions } from './adapter.js';
 export {

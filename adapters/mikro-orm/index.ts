@@ -1,4 +1,7 @@
-/** koa-model-api's MikroORM 7 adapter: `import { MikroOrmAdapter } from 'koa-model-api/adapters/mikro-orm'`. */
+/**
+ * koa-model-api's MikroORM 7 adapter: `import { MikroOrmAdapter } from 'koa-model-api/adapters/mikro-orm'`.
+ * @module koa-model-api/adapters/mikro-orm
+ */
 export { MikroOrmAdapter, type MikroOrmAdapterOptions } from './adapter.js';
 export type { MikroOrmConnectOptions } from './connect.js';
 export { applyModelConventions } from './conventions.js';

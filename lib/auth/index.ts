@@ -1,14 +1,19 @@
-/** The authentication plugin: `AuthMixin`, `AuthRouter`, policies, hashers, throttle and refresh-token stores. */
+/**
+ * `koa-model-api/auth`: the authentication plugin. `AuthRouter` and `AuthMixin` with their options,
+ * the refresh-token model, password hashers, throttle and refresh-token stores, the account routes
+ * and their mail. `AuthRouter` and `AuthMixin` are also exported by the root, as the specification
+ * names them there.
+ * @module koa-model-api/auth
+ */
 
 export * from './account/index.js';
-export { ADMIN_FLAGS, type AdminFlag, adminFlagOf, findAdminFlag } from './admin-flag.js';
+export { ADMIN_FLAGS, type AdminFlag } from './admin-flag.js';
 export {
   AUTH_MIXIN_FIELDS,
   AUTH_PROTECTED_FIELDS,
   AuthMixin,
   type AuthModelConstructor,
   type AuthModelFields,
-  hasAuthMixin,
 } from './auth-mixin.js';
 export { AuthRouter } from './auth-router.js';
 export { SECURITY_SCHEME_NAME } from './dependency.js';
@@ -26,8 +31,7 @@ export { DEFAULT_HASHING_QUEUE, HashingThreads, type HashingThreadsOptions } fro
 export { JWT_ALGORITHMS, type JwtAlgorithm, type KeyInput, MIN_SECRET_BYTES } from './keys.js';
 export * from './mail/index.js';
 export type { AuthRouterOptions, AuthRouterSettings, ThrottleOptions } from './options.js';
-export { detectOwnership, type Ownership } from './ownership.js';
-export { PASSWORD_MAX_BYTES, PASSWORD_MIN_CHARACTERS, passwordProblem } from './password-policy.js';
+export { PASSWORD_MAX_BYTES, PASSWORD_MIN_CHARACTERS } from './password-policy.js';
 export type { PasswordHasherOption } from './passwords.js';
 export type { OwnerOrAdminOptions } from './policies.js';
 export { AdapterRefreshStore, type AdapterRefreshStoreOptions } from './sessions/adapter-store.js';

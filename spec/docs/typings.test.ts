@@ -1,6 +1,6 @@
 /**
  * The published typings compile in a user's project without `skipLibCheck`: every package a
- * `.d.ts` of the tarball (dist/lib, dist/adapters, dist/spec/conformance) imports is a dependency
+ * `.d.ts` of the tarball (dist/lib, dist/adapters, dist/conformance) imports is a dependency
  * or a peer of the package, and brings its types — its own, or an `@types/…` package that is itself
  * a dependency or a peer. A type package that is only a devDependency here (TS7016 for the user)
  * fails this test. scripts/ci-package.mjs checks the same end to end with a real install.

@@ -5,7 +5,7 @@
 import 'reflect-metadata';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
-import { mountAccountRoutes } from '../../../lib/auth/account/index.js';
+import { mountAccountRoutes } from '../../../lib/auth/index.js';
 import { Application, AuthMixin, AuthRouter, CrudRouter, FrameworkModel } from '../../../lib/index.js';
 
 @Entity()

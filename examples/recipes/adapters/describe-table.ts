@@ -6,13 +6,13 @@
 import type { DatabaseSync } from 'node:sqlite';
 import {
   buildModelDescription,
-  ConfigurationError,
   type FieldType,
   type ModelClass,
   type ModelDescription,
   type ModelFacts,
   tableNameOf,
-} from '../../../lib/index.js';
+} from '../../../lib/adapter-kit.js';
+import { ConfigurationError } from '../../../lib/index.js';
 
 interface Column {
   readonly name: string;

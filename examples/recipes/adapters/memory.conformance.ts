@@ -3,8 +3,8 @@
  * suite with its ORM (here the reference `MemoryAdapter`) and hands the suite a fresh adapter.
  */
 import { defineMemoryModel, MemoryAdapter } from '../../../adapters/memory/index.js';
+import { type ConformanceModels, runConformanceSuite } from '../../../conformance/index.js';
 import { FrameworkModel } from '../../../lib/index.js';
-import { type ConformanceModels, runConformanceSuite } from '../../../spec/conformance/index.js';
 
 class Gadget extends FrameworkModel {}
 class Person extends FrameworkModel {}

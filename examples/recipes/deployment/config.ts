@@ -3,7 +3,8 @@
  * every mistake is reported at once, and `NODE_ENV=production` refuses to start without a secret.
  */
 import { readFileSync } from 'node:fs';
-import { ConfigurationError, MIN_SECRET_BYTES } from '../../../lib/index.js';
+import { MIN_SECRET_BYTES } from '../../../lib/auth/index.js';
+import { ConfigurationError } from '../../../lib/index.js';
 
 /** How tokens are signed: an HS256 secret, or an RS256/ES256 key pair read from files. */
 export type TokenKeys =

@@ -1,14 +1,8 @@
 /** The service: the notes API of the getting-started guide, wired for production. */
 import { MikroORM } from '@mikro-orm/core';
 import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
-import {
-  Application,
-  AuthRouter,
-  type AuthRouterOptions,
-  CrudRouter,
-  type Logger,
-  RedisThrottleStore,
-} from '../../../lib/index.js';
+import { type AuthRouterOptions, RedisThrottleStore } from '../../../lib/auth/index.js';
+import { Application, AuthRouter, CrudRouter, type Logger } from '../../../lib/index.js';
 import { Note, User } from '../getting-started/entities.js';
 import type { ServiceConfig } from './config.js';
 import { ormConfig } from './orm-config.js';

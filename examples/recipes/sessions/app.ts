@@ -3,13 +3,8 @@
  * application's database (`AdapterRefreshStore`) or in Redis when `REDIS_URL` is set.
  */
 import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
-import {
-  AdapterRefreshStore,
-  Application,
-  AuthRouter,
-  RedisRefreshStore,
-  type RefreshTokenStore,
-} from '../../../lib/index.js';
+import { AdapterRefreshStore, RedisRefreshStore, type RefreshTokenStore } from '../../../lib/auth/index.js';
+import { Application, AuthRouter } from '../../../lib/index.js';
 import { RefreshToken, User } from './entities.js';
 
 /** Builds the application on `url`; the caller closes it. */

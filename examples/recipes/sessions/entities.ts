@@ -4,7 +4,8 @@
  */
 import 'reflect-metadata';
 import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
-import { AuthMixin, FrameworkModel, RefreshTokenMixin } from '../../../lib/index.js';
+import { RefreshTokenMixin } from '../../../lib/auth/index.js';
+import { AuthMixin, FrameworkModel } from '../../../lib/index.js';
 
 @Entity()
 export class User extends AuthMixin(FrameworkModel) {

@@ -1,15 +1,15 @@
-/** The account routes (password reset, email verification): what applications and the auth plugin import. */
-export { ACCOUNT_ERRORS, type AccountErrorCode, accountError } from './account-errors.js';
+/**
+ * The account routes (password reset, email verification) as `koa-model-api/auth` offers them:
+ * `mountAccountRoutes`, its options and the error codes the routes answer with.
+ */
+export { ACCOUNT_ERRORS, type AccountErrorCode } from './account-errors.js';
 export {
-  ACCOUNT_OPTION_NAMES,
   type AccountLimits,
   type AccountOptions,
   type AccountSettings,
   type AccountThrottleOptions,
   DEFAULT_ACCOUNT_LIMITS,
   type ResolvedAccountOptions,
-  resolveAccountOptions,
 } from './account-options.js';
-export { ACCOUNT_ROUTE_SEGMENTS, accountLifecycleRoutes, accountRouteSpecs } from './account-routes.js';
-export { AccountService, assertEmailVerified } from './account-service.js';
+export { AccountService } from './account-service.js';
 export { mountAccountRoutes } from './account-setup.js';

@@ -1,8 +1,6 @@
 /** Mail for the account routes: the `Mailer` interface, its SMTP and console transports, and the templates. */
 export {
   ConsoleMailer,
-  type DefaultMailerOptions,
-  defaultMailer,
   type Mailer,
   type MailMessage,
   SmtpMailer,

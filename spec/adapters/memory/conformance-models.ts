@@ -3,8 +3,8 @@
  * target. Core unit tests may reuse `createConformanceMemoryAdapter()` for a ready-made schema.
  */
 import { defineMemoryModel, MemoryAdapter } from '../../../adapters/memory/index.js';
+import type { ConformanceModels, ConformanceTarget } from '../../../conformance/index.js';
 import { FrameworkModel } from '../../../lib/model/framework-model.js';
-import type { ConformanceModels, ConformanceTarget } from '../../conformance/index.js';
 
 const ID = { type: 'integer', primary: true, generated: true } as const;
 

@@ -1,7 +1,11 @@
 /** `runConformanceSuite` refuses skips it cannot honour before registering any test. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type ConformanceCaseName, conformanceCases, runConformanceSuite } from '../../conformance/index.js';
+import {
+  type ConformanceCaseName,
+  conformanceCases,
+  runConformanceSuite,
+} from '../../../conformance/index.js';
 import { memoryConformanceTarget } from './conformance-models.js';
 
 describe('runConformanceSuite options', () => {

@@ -5,7 +5,7 @@
  */
 import { describe } from 'node:test';
 import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
-import { runConformanceSuite } from '../../conformance/index.js';
+import { runConformanceSuite } from '../../../conformance/index.js';
 import { fixtureModels, mikroOrmFixtureEntities } from '../../fixtures/mikro-orm/index.js';
 import {
   createTestDatabase,

@@ -19,17 +19,32 @@ const GUIDES = [
   'custom-auth',
   'deployment',
   'authentication',
+  'relations',
 ] as const;
 /** The sentence each guide carries once, so readers know why the recipe files look different. */
 const PACKAGE_NOTE = 'The recipes import from relative paths of this repository';
 
-/** Repository folders and the package name that exports them. */
-const PACKAGES: readonly (readonly [string, string, string])[] = [
-  ['lib/', 'koa-model-api', 'lib/index.js'],
-  ['adapters/mikro-orm/', 'koa-model-api/adapters/mikro-orm', 'adapters/mikro-orm/index.js'],
-  ['adapters/memory/', 'koa-model-api/adapters/memory', 'adapters/memory/index.js'],
-  ['spec/conformance/', 'koa-model-api/conformance', 'spec/conformance/index.js'],
-];
+interface Manifest {
+  readonly name: string;
+  readonly exports: Record<string, { readonly default: string }>;
+}
+
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest;
+
+/**
+ * Each entry point of the package as [its compiled file's path from the repository root, its
+ * package name], read from package.json `exports` (`./dist/lib/auth/index.js` is `lib/auth/index.js`,
+ * imported as `koa-model-api/auth`).
+ */
+const PACKAGES: readonly (readonly [string, string])[] = Object.entries(manifest.exports).map(
+  ([subpath, target]) => [
+    target.default.replace(/^\.\/dist\//, ''),
+    subpath === '.' ? manifest.name : `${manifest.name}/${subpath.replace(/^\.\//, '')}`,
+  ],
+);
+
+/** The folders the published code lives in; recipes reach them only through an entry point. */
+const PUBLISHED = ['lib/', 'adapters/', 'conformance/'];
 
 interface MarkedBlock {
   readonly guide: string;
@@ -50,11 +65,34 @@ function markedBlocks(name: string): MarkedBlock[] {
   }));
 }
 
-/** The package a relative import of `file` (repository path) points into, if any. */
-function packageOf(file: string, specifier: string): readonly [string, string, string] | undefined {
+/** The repository path a relative import of `file` (repository path) points at. */
+function targetOf(file: string, specifier: string): string {
+  return posix.normalize(posix.join(posix.dirname(file), specifier));
+}
+
+/** The entry point a relative import of `file` (repository path) points at, if any. */
+function entryOf(file: string, specifier: string): readonly [string, string] | undefined {
   if (!specifier.startsWith('.')) return undefined;
-  const target = posix.normalize(posix.join(posix.dirname(file), specifier));
-  return PACKAGES.find(([folder]) => target.startsWith(folder));
+  const target = targetOf(file, specifier);
+  return PACKAGES.find(([entry]) => target === entry);
+}
+
+/**
+ * The package a relative import of `file` shows as in a guide: its entry point, else (a fixture
+ * importing a module of lib/ directly) the entry point of the deepest folder holding the module,
+ * the first listed when two share a folder (the root before the adapter kit). The names a block
+ * imports are checked against that entry point's exports.
+ */
+function packageOf(file: string, specifier: string): readonly [string, string] | undefined {
+  if (!specifier.startsWith('.')) return undefined;
+  const target = targetOf(file, specifier);
+  const depth = ([entry]: readonly [string, string]): number => posix.dirname(entry).length;
+  const holding = PACKAGES.filter(([entry]) => target.startsWith(`${posix.dirname(entry)}/`));
+  const nearest = holding.reduce<readonly [string, string] | undefined>(
+    (best, entry) => (best === undefined || depth(entry) > depth(best) ? entry : best),
+    undefined,
+  );
+  return entryOf(file, specifier) ?? nearest;
 }
 
 /** The file's text with imports of the repository's own modules written as package imports. */
@@ -77,7 +115,7 @@ function packageValueImports(code: string): Map<string, string[]> {
       .map((name) => name.trim())
       .filter((name) => name !== '' && !name.startsWith('type '))
       .map((name) => name.split(/\s+as\s+/)[0] ?? name);
-    byPackage.set(entry[2], [...(byPackage.get(entry[2]) ?? []), ...values]);
+    byPackage.set(entry[0], [...(byPackage.get(entry[0]) ?? []), ...values]);
   }
   return byPackage;
 }
@@ -128,6 +166,25 @@ describe('guides and recipes', () => {
       });
     });
   }
+
+  it('every recipe reaches lib/, adapters/ and conformance/ only through entry points of the package', () => {
+    const deep: string[] = [];
+    for (const path of recipeFiles()) {
+      const file = path
+        .slice(root.length + 1)
+        .split(/[\\/]/)
+        .join('/');
+      for (const match of readFileSync(path, 'utf8').matchAll(/(?:from |import )'(\.[^']+)'/g)) {
+        const target = targetOf(file, match[1] ?? '');
+        if (
+          PUBLISHED.some((folder) => target.startsWith(folder)) &&
+          entryOf(file, match[1] ?? '') === undefined
+        )
+          deep.push(`${file}: ${match[1]}`);
+      }
+    }
+    assert.deepEqual(deep, [], 'imports of files that are no entry point of the package');
+  });
 
   it('every recipe file is linked from a guide', () => {
     const all = GUIDES.map(guideText).join('\n');

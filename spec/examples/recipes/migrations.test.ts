@@ -22,7 +22,8 @@ import {
 } from '../../../examples/recipes/deployment/migrations-config.js';
 import { Note as NoteV2 } from '../../../examples/recipes/deployment/notes-v2.js';
 import { Note, User } from '../../../examples/recipes/getting-started/entities.js';
-import { type Application, AUTH_MIXIN_FIELDS, type ModelClass } from '../../../lib/index.js';
+import { AUTH_MIXIN_FIELDS } from '../../../lib/auth/index.js';
+import type { Application, ModelClass } from '../../../lib/index.js';
 import {
   createTestDatabase,
   type DatabaseTarget,

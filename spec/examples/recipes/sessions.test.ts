@@ -105,6 +105,7 @@ describe('docs/authentication.md sessions blocks', () => {
     for (const [, file = '', code = ''] of blocks) {
       const source = readFileSync(join(root, file), 'utf8')
         .replaceAll("'../../../lib/index.js'", "'koa-model-api'")
+        .replaceAll("'../../../lib/auth/index.js'", "'koa-model-api/auth'")
         .replaceAll("'../../../adapters/mikro-orm/index.js'", "'koa-model-api/adapters/mikro-orm'");
       assert.ok(source.includes(code), `the block is not verbatim in ${file}:\n${code}`);
     }
