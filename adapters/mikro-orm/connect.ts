@@ -36,7 +36,7 @@ export interface MikroOrmConnectOptions
    * How long one statement may take, in ms, before it fails with 503. PostgreSQL and MySQL/MariaDB
    * stop it on the server (`statement_timeout`, `max_execution_time` for MySQL SELECTs,
    * `max_statement_time` on MariaDB), so a request that gives up also frees the database; the
-   * PostgreSQL client also gives up 1 s later on its own, for a server that stopped answering.
+   * PostgreSQL client also gives up 500 ms later on its own, for a server that stopped answering.
    * Default 4 000. Behind PgBouncer in transaction mode the session setting does not follow the
    * client: set `statement_timeout` on the role instead (docs/deployment.md).
    */
