@@ -267,7 +267,10 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     // Links are the unit of work's to write, with the row, in the transaction of its flush.
     if (Object.keys(links).length > 0)
       return this.#readBack(session, plan, await this.#plain.insert(session, plan, values));
-    const direct = this.#directFor(plan, session, 'insert');
+    // A row of defaults only: the query builder writes `insert … default values`, which MariaDB
+    // and MySQL refuse; the unit of work writes the form each database takes.
+    const onlyDefaults = Object.keys(values).length === 0;
+    const direct = onlyDefaults ? undefined : this.#directFor(plan, session, 'insert');
     if (direct !== undefined) {
       let inserted: Awaited<ReturnType<typeof directInsert>>;
       try {

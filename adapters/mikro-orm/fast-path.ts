@@ -38,6 +38,7 @@ function propertyObstacle(meta: EntityMetadata, prop: EntityProperty): string | 
   if (prop.serializedName !== undefined) return `${name} has a serializedName`;
   if (prop.serializer !== undefined) return `${name} has a serializer`;
   if (prop.lazy === true) return `${name} is lazy`;
+  if (prop.returning === true) return `${name} is set by the database (returning: true)`;
   if (prop.array === true) return `${name} is an array`;
   if (prop.kind !== ReferenceKind.SCALAR) {
     // A relation is read as its key: the key's own type decides.
@@ -70,6 +71,8 @@ export function fastPathObstacle(orm: AnyMikroORM, plan: FastPathCandidate): str
   if ((meta.inheritanceType ?? undefined) !== undefined && meta.inheritanceType !== 'sti')
     return 'inheritance';
   if (meta.serializedPrimaryKey !== undefined) return 'a serialized primary key';
+  // SQLite fills RETURNING before AFTER triggers run: the fast path's answer would miss their work.
+  if (meta.hasTriggers === true || (meta.triggers ?? []).length > 0) return 'database triggers';
   const serialization = orm.config.get('serialization') as { forceObject?: boolean } | undefined;
   if (serialization?.forceObject === true) return 'serialization.forceObject';
   for (const prop of meta.props) {

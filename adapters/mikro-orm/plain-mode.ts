@@ -3,8 +3,10 @@
  * `em.count` for reads, `em.create`/`em.assign`/`flush`/`em.remove` for writes, and the entity's
  * `toObject()` for the JSON form. Whatever MikroORM does with an entity (custom types, embedded
  * values, inheritance, filters, formulas, getters, `serializedName`, `lazy`, hooks, subscribers)
- * happens here as in any MikroORM application. It is complete on its own; the fast path is an
- * optimisation that must give the same answers (fast-path.ts).
+ * happens here as in any MikroORM application. A write answers with the entity after flush, as a
+ * MikroORM application does, unless that entity may not hold what its row does (read-back.ts): then
+ * the row is read again. It is complete on its own; the fast path is an optimisation that must give
+ * the same answers (fast-path.ts).
  */
 import {
   type EntityManager,
@@ -21,6 +23,7 @@ import { type AdapterFailures, isMalformedKey } from './failures.js';
 import { hasBuiltInType } from './field-types.js';
 import type { FieldPlan, ModelPlan } from './plan.js';
 import { listWhereOf, orderByOf } from './query.js';
+import { listenerReason } from './read-back.js';
 import { markWritten, readConnectionType } from './session-state.js';
 
 type Row = Record<string, unknown>;
@@ -86,20 +89,33 @@ export class PlainPath {
     return record;
   }
 
-  /** Inserts through the unit of work; the stored record, read back from the primary. */
+  /**
+   * Inserts through the unit of work; the stored record: the entity after flush, as a MikroORM
+   * application answers, or read back from the primary where that entity may not hold what the
+   * row does (read-back.ts).
+   */
   async create(session: EntityManager, plan: ModelPlan, values: Row): Promise<RawRecord> {
-    return this.#readBack(session, plan, await this.insert(session, plan, values));
+    const entity = await this.#insert(session, plan, values);
+    if ((plan.readBack ?? listenerReason(session, plan.meta, 'create')) !== undefined)
+      return this.#readBack(session, plan, wrap(entity, true).getPrimaryKey());
+    return this.#flushed(session, plan, entity);
   }
 
-  /** Changes the given properties through the unit of work; undefined when no row has the key. */
+  /**
+   * Changes the given properties through the unit of work; undefined when no row has the key. The
+   * stored record, as `create` gives it.
+   */
   async update(
     session: EntityManager,
     plan: ModelPlan,
     key: Row,
     values: Row,
   ): Promise<RawRecord | undefined> {
-    const id = await this.change(session, plan, key, values);
-    return id === undefined ? undefined : this.#readBack(session, plan, id);
+    const entity = await this.#change(session, plan, key, values);
+    if (entity === undefined) return undefined;
+    if ((plan.readBack ?? listenerReason(session, plan.meta, 'update')) !== undefined)
+      return this.#readBack(session, plan, wrap(entity, true).getPrimaryKey());
+    return this.#flushed(session, plan, entity);
   }
 
   /**
@@ -107,12 +123,16 @@ export class PlainPath {
    * application. The new row's key (the fast path reads the row back its own way).
    */
   async insert(session: EntityManager, plan: ModelPlan, values: Row): Promise<unknown> {
+    return wrap(await this.#insert(session, plan, values), true).getPrimaryKey();
+  }
+
+  async #insert(session: EntityManager, plan: ModelPlan, values: Row): Promise<object> {
     this.#checkCustomValues(plan, values);
     try {
       const entity = session.create(plan.entity as AnyEntity, values as AnyEntity) as object;
       await session.persist(entity).flush();
       markWritten(session);
-      return wrap(entity, true).getPrimaryKey();
+      return entity;
     } catch (error) {
       session.clear();
       throw this.#failures.write(error, plan, values);
@@ -126,6 +146,11 @@ export class PlainPath {
    * the links that changed, in the one transaction of the flush.
    */
   async change(session: EntityManager, plan: ModelPlan, key: Row, values: Row): Promise<unknown> {
+    const entity = await this.#change(session, plan, key, values);
+    return entity === undefined ? undefined : wrap(entity, true).getPrimaryKey();
+  }
+
+  async #change(session: EntityManager, plan: ModelPlan, key: Row, values: Row): Promise<object | undefined> {
     this.#checkCustomValues(plan, values);
     const populate = [...plan.collections.values()]
       .map((collection) => collection.prop.name)
@@ -142,7 +167,7 @@ export class PlainPath {
         throw this.#failures.write(error, plan, values);
       }
     }
-    return wrap(entity, true).getPrimaryKey();
+    return entity;
   }
 
   /** Removes through the unit of work; false when no row has the key. */
@@ -180,15 +205,36 @@ export class PlainPath {
   }
 
   /**
-   * The row just written, read again from the primary with filters off: a create or update whose
-   * row a default filter hides (a soft-delete flag) still answers with what it stored.
+   * The record of an entity just flushed, shaped as a read of its row gives it: a value the
+   * entity never had (a nullable column left out) is null, a lazy value is left out. A default
+   * filter that hides the row changes nothing: the answer is what was stored.
+   */
+  async #flushed(session: EntityManager, plan: ModelPlan, entity: object): Promise<RawRecord> {
+    const record = this.record(plan, entity);
+    for (const field of plan.fields) {
+      const name = field.field.name;
+      if (field.field.lazy === true) delete record[name];
+      else if (record[name] === undefined && field.prop.persist !== false) record[name] = null;
+    }
+    // An update's untouched bigint holds what the load read, rounded on SQLite beyond 2^53.
+    const [exact] = await this.#exact(session, plan, [record]);
+    return exact as RawRecord;
+  }
+
+  /**
+   * The row just written, read again from the primary with filters off (a create or update whose
+   * row a default filter hides, a soft-delete flag, still answers with what it stored), through a
+   * fork with an empty identity map in the session's transaction: a fresh entity, as a later
+   * request loads it (no constructor, so no transient value; lazy values not loaded; `onLoad` run),
+   * where a refresh of the session's own entity would keep those. The session keeps its entity as
+   * the flush left it, as a MikroORM application's does.
    */
   async #readBack(session: EntityManager, plan: ModelPlan, id: unknown): Promise<RawRecord> {
     let entity: object | null;
     try {
-      entity = (await session.findOne(plan.entity as AnyEntity, id as AnyEntity, {
+      const fresh = session.fork({ clear: true, keepTransactionContext: true });
+      entity = (await fresh.findOne(plan.entity as AnyEntity, id as AnyEntity, {
         filters: false,
-        refresh: true,
         connectionType: 'write',
       })) as object | null;
     } catch (error) {

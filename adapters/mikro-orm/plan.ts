@@ -10,6 +10,7 @@ import { type CollectionPlan, collectionPlans } from './collections.js';
 import { type AnyMikroORM, entityMetadata, jsonNameOf, modelFacts, servedProperties } from './describe.js';
 import { type Dialect, dialectOf } from './dialect.js';
 import { fastPathObstacle } from './fast-path.js';
+import { readBackReason } from './read-back.js';
 import { type Decoder, decoderFor, type Encoder, encoderFor } from './values.js';
 
 /** One served field with everything needed to read and write it. */
@@ -41,6 +42,11 @@ export interface ModelPlan {
   readonly dialect: Dialect;
   /** Why the adapter's own SQL path may not serve this model (fast-path.ts), or undefined when it may. */
   readonly fastObstacle: string | undefined;
+  /**
+   * Why the plain path reads a row back after writing it (read-back.ts), or undefined when
+   * MikroORM's entity after flush holds what a fresh read gives.
+   */
+  readonly readBack: string | undefined;
   /** The to-many relations the core serves (collections.ts), by JSON name. */
   readonly collections: ReadonlyMap<string, CollectionPlan>;
   /** The plan of another model: a many-to-one's target, for filters and sorts through it. */
@@ -176,6 +182,7 @@ export function buildPlan(orm: AnyMikroORM, model: ModelClass, planOf?: PlanReso
     primary: byName.get(description.primaryKey) as FieldPlan,
     select: fields.map((plan) => plan.select),
     fastObstacle: fastPathObstacle(orm, partial),
+    readBack: readBackReason(partial),
     collections: new Map(collections.map((collection) => [collection.description.name, collection])),
     planOf: planOf ?? cachingResolver(orm),
   };

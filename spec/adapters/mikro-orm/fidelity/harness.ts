@@ -6,7 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
-import { BigIntType, type EntityManager, type EntityMetadata, wrap } from '@mikro-orm/core';
+import {
+  BigIntType,
+  type EntityManager,
+  type EntityMetadata,
+  type EntitySchema,
+  type EventSubscriber,
+  wrap,
+} from '@mikro-orm/core';
 import { MikroOrmAdapter } from '../../../../adapters/mikro-orm/index.js';
 import { Application, CrudRouter } from '../../../../lib/index.js';
 import type { ModelClass } from '../../../../lib/types.js';
@@ -56,6 +63,20 @@ export function routeOf(model: ModelClass): string {
   return route;
 }
 
+/** The entities an application serves, where, and the subscribers its MikroORM needs. */
+export interface Catalogue {
+  readonly entities: readonly (ModelClass | EntitySchema)[];
+  readonly routes: ReadonlyMap<ModelClass, string>;
+  readonly subscribers?: () => EventSubscriber[];
+}
+
+/** The fidelity catalogue (spec/fixtures/mikro-orm/fidelity.ts) on its routes. */
+export const FIDELITY_CATALOGUE: Catalogue = {
+  entities: fidelityEntities,
+  routes: ROUTES,
+  subscribers: fidelitySubscribers,
+};
+
 /** An HTTP answer with its body parsed. */
 export interface Answer {
   readonly status: number;
@@ -70,7 +91,15 @@ export class FidelityEnv {
     readonly mode: Mode,
     readonly adapter: MikroOrmAdapter,
     readonly server: TestServer,
+    readonly routes: ReadonlyMap<ModelClass, string> = ROUTES,
   ) {}
+
+  /** The path of a model's collection in this application. */
+  routeOf(model: ModelClass): string {
+    const route = this.routes.get(model);
+    assert.ok(route !== undefined, `${model.name} has no route in this application`);
+    return route;
+  }
 
   /** A fresh EntityManager of the adapter's ORM: MikroORM's own view of the database. */
   em(): EntityManager {
@@ -113,13 +142,20 @@ export class FidelityEnv {
   }
 
   /**
-   * MikroORM's JSON of an entity with the two documented differences of the API (docs/models.md):
+   * MikroORM's JSON of an entity with the documented differences of the API (docs/models.md):
    * on SQLite a bigint beyond 2^53, which MikroORM's driver reads rounded, is the exact stored value;
-   * the root route of a single-table hierarchy shows the root's own fields.
+   * the root route of a single-table hierarchy shows the root's own fields; a transient value
+   * (`persist: false`) a loaded entity does not have, which MikroORM leaves out, is null (the API
+   * sends every field).
    */
   async exactJson(model: ModelClass, entity: object): Promise<Json> {
     const json = this.json(model, entity);
     const meta = this.meta(model);
+    for (const prop of meta.props) {
+      const name = prop.serializedName ?? prop.name;
+      const transient = prop.persist === false && prop.embedded === undefined && prop.hidden !== true;
+      if (transient && json[name] === undefined) json[name] = null;
+    }
     if (meta.root === meta && meta.discriminatorMap !== undefined)
       for (const prop of meta.props)
         if (prop.inherited === true) delete json[prop.serializedName ?? prop.name];
@@ -182,33 +218,34 @@ async function startEnv(
   mode: Mode,
   db: TestDatabase,
   create: boolean,
+  catalogue: Catalogue,
 ): Promise<FidelityEnv> {
   const adapter = await MikroOrmAdapter.connect({
     url: db.url,
-    entities: [...fidelityEntities],
-    subscribers: fidelitySubscribers(),
+    entities: [...catalogue.entities],
+    subscribers: catalogue.subscribers?.() ?? [],
     schema: create ? 'create' : 'none',
     mode,
   });
   const app = new Application({ title: `fidelity ${target} ${mode}`, adapter });
-  for (const [model, route] of ROUTES) {
+  for (const [model, route] of catalogue.routes) {
     const prefix = route.split('/').slice(0, -1).join('/');
     new CrudRouter(prefix === '' ? { model } : { model, prefix }).register_routes(app);
   }
   // A plain server over app.callback(): closing it leaves the adapter to this harness.
-  return new FidelityEnv(target, mode, adapter, await serve(app.callback()));
+  return new FidelityEnv(target, mode, adapter, await serve(app.callback()), catalogue.routes);
 }
 
 /**
  * Registers `body` once per target and mode, as `<title> on <target> (<mode>)`. Both modes of a
  * target share one database (SQLite in memory: one each); `seed` runs once per mode before the tests;
- * `targets` keeps only the first N targets.
+ * `targets` keeps only the first N targets; `catalogue` replaces the fidelity catalogue.
  */
 export async function describeFidelity(
   title: string,
   body: (env: () => FidelityEnv) => void,
   seed?: (env: FidelityEnv) => Promise<void>,
-  options: { readonly targets?: number } = {},
+  options: { readonly targets?: number; readonly catalogue?: Catalogue } = {},
 ): Promise<void> {
   // A check that does not depend on the database may run on the first target only.
   for (const target of fidelityTargets().slice(0, options.targets)) {
@@ -231,7 +268,13 @@ export async function describeFidelity(
           before(async () => {
             assert.ok(db !== undefined);
             const shared = target !== 'sqlite-memory';
-            const env = await startEnv(target, mode, db, !shared || envs.size === 0);
+            const env = await startEnv(
+              target,
+              mode,
+              db,
+              !shared || envs.size === 0,
+              options.catalogue ?? FIDELITY_CATALOGUE,
+            );
             envs.set(mode, env);
             await seed?.(env);
           });
