@@ -152,6 +152,11 @@ export class ContenderProcess {
     await this.#ask('reset');
   }
 
+  /** Starts or stops counting SQL statements at the contender's driver (off during measured runs). */
+  async countStatements(on: boolean): Promise<void> {
+    await this.#ask(on ? 'count-on' : 'count-off');
+  }
+
   /** Event-loop delay since the last reset, and memory. */
   async stats(): Promise<ContenderStats> {
     const message = await this.#ask('stats');

@@ -31,11 +31,18 @@ export async function statementsPerRequest(
   shape: RequestShape | readonly RequestShape[],
 ): Promise<number> {
   const shapes: readonly RequestShape[] = Array.isArray(shape) ? shape : [shape as RequestShape];
-  const before = await settledCount(proc);
-  for (let i = 0; i < STATEMENT_PROBE_REQUESTS; i++) {
-    const status = await sendOne(proc.baseUrl, shapes[i % shapes.length] as RequestShape);
-    // A failed request (an error page, a delete that ran out of rows) runs other statements.
-    if (status < 200 || status >= 300) return Number.NaN;
+  // Statements still running from the load are not counted: the count starts once it is quiet.
+  await settledCount(proc);
+  await proc.countStatements(true);
+  try {
+    const before = await settledCount(proc);
+    for (let i = 0; i < STATEMENT_PROBE_REQUESTS; i++) {
+      const status = await sendOne(proc.baseUrl, shapes[i % shapes.length] as RequestShape);
+      // A failed request (an error page, a delete that ran out of rows) runs other statements.
+      if (status < 200 || status >= 300) return Number.NaN;
+    }
+    return ((await settledCount(proc)) - before) / STATEMENT_PROBE_REQUESTS;
+  } finally {
+    await proc.countStatements(false);
   }
-  return ((await settledCount(proc)) - before) / STATEMENT_PROBE_REQUESTS;
 }

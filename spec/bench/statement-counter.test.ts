@@ -7,7 +7,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MikroOrmAdapter } from '../../adapters/mikro-orm/index.js';
 import { Post, Tag, User } from '../../bench/contenders/framework/entities.js';
-import { countStatements, statementCount } from '../../bench/contenders/shared/statement-counter.js';
+import {
+  countStatements,
+  setCounting,
+  statementCount,
+} from '../../bench/contenders/shared/statement-counter.js';
 import {
   createTestDatabase,
   databaseTargets,
@@ -19,6 +23,7 @@ import {
 // Both drivers, so that each target below is counted; this file's process is its own.
 countStatements('sqlite:counted.db');
 countStatements(`${postgresServerUrl()}/counted`);
+setCounting(true);
 
 /** How many statements `work` ran. */
 async function counted(work: () => Promise<unknown>): Promise<number> {
@@ -61,6 +66,16 @@ for (const target of databaseTargets().filter((t) => t !== 'mariadb')) {
       assert.equal(await counted(() => em.find(Post, {}, { populate: ['owner', 'tags'] })), 2);
       em.create(Tag, { name: 'first' });
       assert.equal(await counted(() => em.flush()), 3);
+    });
+
+    it('counts nothing while counting is off (measured runs call the driver directly)', async () => {
+      setCounting(false);
+      try {
+        const session = adapter.openSession();
+        assert.equal(await counted(() => adapter.get(session, Post, postId)), 0);
+      } finally {
+        setCounting(true);
+      }
     });
   });
 }

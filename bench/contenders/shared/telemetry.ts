@@ -1,10 +1,10 @@
 /**
  * What a contender reports to the runner over the IPC channel: readiness, event-loop delay
  * (monitorEventLoopDelay), memory, CPU time and SQL statements. Kept out of the HTTP routes; the
- * statement count adds one wrapped call per statement, alike in every contender.
+ * statement count wraps the driver's calls only while the runner counts, alike in every contender.
  */
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
-import { countStatements, statementCount } from './statement-counter.js';
+import { countStatements, setCounting, statementCount } from './statement-counter.js';
 
 /** Event-loop delay percentiles in milliseconds since the last reset. */
 export interface LoopDelay {
@@ -15,7 +15,10 @@ export interface LoopDelay {
 }
 
 /** A message from the runner to a contender. */
-export type RunnerMessage = { readonly type: 'stats' | 'reset'; readonly seq: number };
+export type RunnerMessage = {
+  readonly type: 'stats' | 'reset' | 'count-on' | 'count-off';
+  readonly seq: number;
+};
 
 /** A message from a contender to the runner. */
 export type ContenderMessage =
@@ -66,6 +69,11 @@ export function startTelemetry(): { ready(): void } {
   process.on('message', (raw: RunnerMessage) => {
     if (raw.type === 'reset') {
       histogram.reset();
+      send({ type: 'reset', seq: raw.seq });
+      return;
+    }
+    if (raw.type === 'count-on' || raw.type === 'count-off') {
+      setCounting(raw.type === 'count-on');
       send({ type: 'reset', seq: raw.seq });
       return;
     }
