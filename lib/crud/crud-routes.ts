@@ -16,6 +16,20 @@ export interface CrudOperation extends OperationDeclaration {
   handle(plan: CrudPlan, ctx: AppContext, params: Readonly<Record<string, string>>): Promise<void>;
 }
 
+/** `PUT` and `PATCH`: the same checks and answer, each with its own policy (PATCH falls back to PUT's). */
+function changeOperation(name: 'update' | 'patch', method: 'PUT' | 'PATCH'): CrudOperation {
+  return {
+    name,
+    method,
+    path: '/:id',
+    policy: method,
+    checks: ['caller', 'record', 'policy', 'body', 'store'],
+    body: 'update',
+    success: { status: 200, body: 'record' },
+    handle: (plan, ctx, params) => update(plan, ctx, params, method),
+  };
+}
+
 /** The six operations, in the order the document lists them. */
 export const CRUD_OPERATIONS: readonly CrudOperation[] = [
   {
@@ -46,26 +60,8 @@ export const CRUD_OPERATIONS: readonly CrudOperation[] = [
     success: { status: 200, body: 'record' },
     handle: (plan, ctx, params) => read(plan, ctx, params),
   },
-  {
-    name: 'update',
-    method: 'PUT',
-    path: '/:id',
-    policy: 'PUT',
-    checks: ['caller', 'record', 'policy', 'body', 'store'],
-    body: 'update',
-    success: { status: 200, body: 'record' },
-    handle: (plan, ctx, params) => update(plan, ctx, params, 'PUT'),
-  },
-  {
-    name: 'patch',
-    method: 'PATCH',
-    path: '/:id',
-    policy: 'PATCH',
-    checks: ['caller', 'record', 'policy', 'body', 'store'],
-    body: 'update',
-    success: { status: 200, body: 'record' },
-    handle: (plan, ctx, params) => update(plan, ctx, params, 'PATCH'),
-  },
+  changeOperation('update', 'PUT'),
+  changeOperation('patch', 'PATCH'),
   {
     name: 'delete',
     method: 'DELETE',
