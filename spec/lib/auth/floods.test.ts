@@ -156,9 +156,10 @@ for (const target of databaseTargets()) {
         answers.map((answer) => answer.status).join(','),
       );
       // 2x idle plus room for two cores shared with other CI steps (one login measured 439 ms against
-      // 96 ms idle there); 60 hashes in the way (the flaw) take about two seconds at cost 10.
+      // 96 ms idle there, another 523 ms against 59 ms in a full local run); 60 hashes in the way (the
+      // flaw) take about two seconds at cost 10, so 800 ms of slack still tells them apart.
       assert.ok(
-        during <= 2 * idle + 400,
+        during <= 2 * idle + 800,
         `login took ${during.toFixed(0)} ms under the flood, ${idle.toFixed(0)} ms idle`,
       );
     });
