@@ -120,6 +120,7 @@ export class AuthRouter implements AuthRuntime {
   private readonly adminPolicy: Policy;
   private readonly defaultRefreshStore: boolean;
   private warnedMemoryStore = false;
+  #router: GroupRouter | undefined;
 
   constructor(options: AuthRouterOptions) {
     const resolved = resolveAuthOptions(options);
@@ -238,12 +239,15 @@ export class AuthRouter implements AuthRuntime {
 
   /**
    * The same routes as `middleware()` as a `@koa/router` `Router`, for mounting in an app's own
-   * router: `api.use(auth.router.routes(), auth.router.allowedMethods())`. Built on each read.
+   * router: `api.use(auth.router.routes(), auth.router.allowedMethods())`. Built on first read.
    */
   get router(): GroupRouter {
-    const router = new Router<AppState, AppContext>({ sensitive: true });
-    for (const group of this.groups(DEFAULT_BODY_LIMIT)) router.use(group.router.routes());
-    return router;
+    if (this.#router === undefined) {
+      const router = new Router<AppState, AppContext>({ sensitive: true });
+      for (const group of this.groups(DEFAULT_BODY_LIMIT)) router.use(group.router.routes());
+      this.#router = router;
+    }
+    return this.#router;
   }
 
   /** `POST /admin/{id}/make-admin` and `POST /admin/{id}/password` as ordinary Koa middleware. */

@@ -8,11 +8,7 @@ import { sessionOf } from '../http/session.js';
 import { writableCollections } from '../schema/model-schemas.js';
 import type { AppContext, RawRecord } from '../types.js';
 import type { CrudPlan } from './crud-plan.js';
-
-/** A key as a map key: numbers, bigints and strings of the same key agree, a UUID in any case. */
-function keyOf(value: unknown, type: string): string {
-  return type === 'uuid' ? String(value).toLowerCase() : String(value);
-}
+import { recordKey } from './record-key.js';
 
 /** 422 for duplicate or unknown keys in the writable collections of validated data. */
 export async function checkCollectionKeys(
@@ -29,8 +25,9 @@ export async function checkCollectionKeys(
     const keys = data[collection.name] as readonly unknown[];
     const first = new Map<string, number>();
     keys.forEach((key, index) => {
-      const seen = first.get(keyOf(key, collection.targetKeyType));
-      if (seen === undefined) first.set(keyOf(key, collection.targetKeyType), index);
+      const mapKey = recordKey(key, collection.targetKeyType);
+      const seen = first.get(mapKey);
+      if (seen === undefined) first.set(mapKey, index);
       else
         errors.push({ path: `${collection.name}.${index}`, message: `repeats ${collection.name}.${seen}` });
     });
@@ -50,7 +47,7 @@ export async function checkCollectionKeys(
       fields: [collection.targetKey],
     });
     const existing = new Set(
-      found.rows.map((row) => keyOf(row[collection.targetKey], collection.targetKeyType)),
+      found.rows.map((row) => recordKey(row[collection.targetKey], collection.targetKeyType)),
     );
     for (const [key, index] of first) {
       if (!existing.has(key)) {

@@ -12,20 +12,19 @@ import { compileSerializer } from '../schema/serializer.js';
 import type { AppContext, RawRecord, RecordId } from '../types.js';
 import { admitRelationRead, enforce } from './access.js';
 import type { CrudPlan, ServedRelation } from './crud-plan.js';
+import { recordKey } from './record-key.js';
 
 /** Most keys one `$in` list carries; larger sets are read in several statements. */
 const KEYS_PER_STATEMENT = 5000;
 
-/** A key as a map key: the same record whether the adapter gave a number, a bigint or a string. */
-function keyOf(value: unknown): string {
-  return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
-}
-
 /** The distinct non-null values, in first-seen order. */
 function distinct(values: Iterable<unknown>): unknown[] {
   const seen = new Map<string, unknown>();
-  for (const value of values)
-    if (value !== null && value !== undefined && !seen.has(keyOf(value))) seen.set(keyOf(value), value);
+  for (const value of values) {
+    if (value === null || value === undefined) continue;
+    const key = recordKey(value);
+    if (!seen.has(key)) seen.set(key, value);
+  }
   return [...seen.values()];
 }
 
@@ -105,7 +104,7 @@ async function embeddedByKey(
   if (request.nested.length > 0) await embed(ctx, target, records, out, request.nested, `${path}.`);
   const byKey = new Map<string, Record<string, unknown>>();
   records.forEach((record, index) => {
-    byKey.set(keyOf(record[target.model.primaryKey]), out[index] as Record<string, unknown>);
+    byKey.set(recordKey(record[target.model.primaryKey]), out[index] as Record<string, unknown>);
   });
   return byKey;
 }
@@ -124,7 +123,7 @@ async function embedToOne(
   rows.forEach((row, index) => {
     const key = row[name];
     (out[index] as Record<string, unknown>)[name] =
-      key === null || key === undefined ? null : (byKey.get(keyOf(key)) ?? null);
+      key === null || key === undefined ? null : (byKey.get(recordKey(key)) ?? null);
   });
 }
 
@@ -153,15 +152,15 @@ async function embedToMany(
   const byKey = await embeddedByKey(ctx, relation, distinct(links.map((link) => link.target)), request, path);
   const byOwner = new Map<string, Record<string, unknown>[]>();
   for (const link of links) {
-    const record = byKey.get(keyOf(link.target));
+    const record = byKey.get(recordKey(link.target));
     if (record === undefined) continue;
-    const owner = keyOf(link.owner);
+    const owner = recordKey(link.owner);
     const list = byOwner.get(owner);
     if (list === undefined) byOwner.set(owner, [record]);
     else list.push(record);
   }
   rows.forEach((row, index) => {
-    (out[index] as Record<string, unknown>)[relation.name] = byOwner.get(keyOf(row[primaryKey])) ?? [];
+    (out[index] as Record<string, unknown>)[relation.name] = byOwner.get(recordKey(row[primaryKey])) ?? [];
   });
 }
 
