@@ -13,17 +13,24 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Profile } from './contenders/shared/env.js';
-import { CONTENDERS, type ContenderName, type ContenderSpec, isFramework } from './lib/contenders.js';
+import { CONTENDERS, type ContenderName, type ContenderSpec } from './lib/contenders.js';
 import { type BenchDatabase, createDatabase } from './lib/database.js';
 import { Dataset } from './lib/dataset.js';
 import { machineInfo } from './lib/machine.js';
 import { parseOptions, type RunOptions } from './lib/options.js';
+import { pairedRounds } from './lib/paired.js';
 import { pinRunner } from './lib/pinning.js';
 import { compareAnswers, login, type ProbeAnswer, probe, type Tokens } from './lib/probes.js';
 import { ContenderProcess } from './lib/process.js';
 import { writeDocs } from './lib/report.js';
 import type { ResultsFile, RunRecord } from './lib/results.js';
-import type { LaunchRequest, OwnScenario, SharedScenario } from './lib/scenario-types.js';
+import type {
+  LaunchRequest,
+  Metrics,
+  OwnScenario,
+  ScenarioContext,
+  SharedScenario,
+} from './lib/scenario-types.js';
 import { SCENARIOS, type Scenario, type Timing } from './lib/scenarios.js';
 
 const here = import.meta.dirname;
@@ -104,9 +111,15 @@ const start = (
     cpu: env.serverCpu,
     // The contender's own settings (the framework's adapter mode), then the scenario's.
     ...(spec.env === undefined && extraEnv === undefined ? {} : { env: { ...spec.env, ...extraEnv } }),
-    // --profile: the framework's CPU profiles (either adapter mode), one file per process, written when it exits.
-    ...(env.options.profileDir !== undefined && isFramework(spec)
-      ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${env.options.profileDir}`] }
+    // --profile: every contender's CPU profile, one file per process named after it, written when it exits.
+    ...(env.options.profileDir !== undefined
+      ? {
+          nodeArgs: [
+            '--cpu-prof',
+            `--cpu-prof-dir=${env.options.profileDir}`,
+            `--cpu-prof-name=${spec.name}-${profile}-${Date.now()}.cpuprofile`,
+          ],
+        }
       : {}),
   });
 
@@ -210,6 +223,36 @@ async function runOwn(
   }
 }
 
+/** The paired rounds of a scenario (paired.ts), added to each contender's record of this repeat. */
+async function runPaired(
+  env: RepeatEnv,
+  scenario: SharedScenario,
+  measured: ReadonlyMap<ContenderName, { ctx: ScenarioContext; metrics: Metrics }>,
+): Promise<void> {
+  const figures = await pairedRounds(
+    [...measured].map(([name, { ctx }]) => ({
+      name,
+      proc: ctx.proc,
+      shape: (scenario.paired as NonNullable<SharedScenario['paired']>)(ctx),
+    })),
+    env.timing.durationSeconds,
+    env.timing.connections,
+  );
+  const line: string[] = [];
+  for (const [name, { metrics }] of measured) {
+    const paired = figures.get(name);
+    if (paired === undefined) continue;
+    Object.assign(metrics, paired);
+    line.push(`${name} ${fmt(paired.paired_rps)}`);
+    const bad = paired.paired_non2xx + paired.paired_errors;
+    if (bad > 0)
+      env.failures.push(
+        `${env.db.backend} ${scenario.name} ${name}: ${bad} non-2xx/errors in the paired rounds`,
+      );
+  }
+  console.log(`  [${env.db.backend}] ${scenario.name.padEnd(15)} paired rounds (req/s): ${line.join(', ')}`);
+}
+
 /** One repeat on one backend: fresh database copies, both profiles, the memory scenario, then the scenarios with processes of their own. */
 async function runRepeat(env: RepeatEnv, order: readonly ContenderSpec[], repeat: number): Promise<void> {
   const urls = new Map<ContenderName, string>();
@@ -229,8 +272,9 @@ async function runRepeat(env: RepeatEnv, order: readonly ContenderSpec[], repeat
         for (const [name, proc] of procs) tokens.set(name, await login(proc.baseUrl, env.data));
         await checkEquality(procs, tokens, profile, env.data);
         for (const scenario of scenarios) {
+          const measured = new Map<ContenderName, { ctx: ScenarioContext; metrics: Metrics }>();
           for (const spec of order) {
-            const metrics = await scenario.run({
+            const ctx: ScenarioContext = {
               contender: spec.name,
               data: env.data,
               tokens: tokens.get(spec.name) as Tokens,
@@ -239,11 +283,14 @@ async function runRepeat(env: RepeatEnv, order: readonly ContenderSpec[], repeat
               dbUrl: urls.get(spec.name) as string,
               timing: env.timing,
               writeRateHint: writeRates.get(spec.name),
-            });
+            };
+            const metrics = await scenario.run(ctx);
             if (scenario.name === 'create') writeRates.set(spec.name, metrics.rps ?? 0);
             record(env, spec, scenario, repeat, metrics);
+            measured.set(spec.name, { ctx, metrics });
             await sleep(env.timing.settleSeconds * 200);
           }
+          if (scenario.paired !== undefined && measured.size > 1) await runPaired(env, scenario, measured);
         }
       } finally {
         for (const proc of procs.values()) await proc.stop();

@@ -83,10 +83,16 @@ export class PlainPath {
     field: FieldPlan,
     value: unknown,
   ): Promise<RawRecord | undefined> {
-    const entity = await this.#load(session, plan, { [field.prop.name]: value }, readConnectionType(session));
+    // A lookup by the primary key passes the bare key, as `em.findOne(Post, id)` in application code
+    // (an object would be read as a filter, so only a scalar key).
+    const bare = field === plan.primary && (typeof value === 'number' || typeof value === 'string');
+    const where = bare ? value : { [field.prop.name]: value };
+    const entity = await this.#load(session, plan, where, readConnectionType(session));
     if (entity === undefined) return undefined;
-    const [record] = await this.#exact(session, plan, [this.record(plan, entity)]);
-    return record;
+    const record = this.record(plan, entity);
+    if (wideFields(plan).length === 0) return record;
+    const [exact] = await this.#exact(session, plan, [record]);
+    return exact;
   }
 
   /**
@@ -140,8 +146,8 @@ export class PlainPath {
   }
 
   /**
-   * Loads the entity from the primary, assigns and flushes; its key, or undefined when there is
-   * none. A collection the values replace is loaded with the entity: MikroORM's `set()` on a
+   * Loads the entity from the primary (or takes the one the session holds, as `em.findOne` would),
+   * assigns and flushes; its key, or undefined when there is none. A collection the values replace is loaded with the entity: MikroORM's `set()` on a
    * collection it never loaded ignores an empty array, and with it loaded the flush writes only
    * the links that changed, in the one transaction of the flush.
    */
@@ -155,7 +161,9 @@ export class PlainPath {
     const populate = [...plan.collections.values()]
       .map((collection) => collection.prop.name)
       .filter((name) => values[name] !== undefined);
-    const entity = await this.#load(session, plan, key, 'write', populate);
+    const entity =
+      (populate.length === 0 ? held(session, plan, key) : undefined) ??
+      (await this.#load(session, plan, key, 'write', populate));
     if (entity === undefined) return undefined;
     if (Object.keys(values).length > 0) {
       try {
@@ -172,7 +180,7 @@ export class PlainPath {
 
   /** Removes through the unit of work; false when no row has the key. */
   async delete(session: EntityManager, plan: ModelPlan, key: Row): Promise<boolean> {
-    const entity = await this.#load(session, plan, key, 'write');
+    const entity = held(session, plan, key) ?? (await this.#load(session, plan, key, 'write'));
     if (entity === undefined) return false;
     try {
       await session.remove(entity).flush();
@@ -191,14 +199,14 @@ export class PlainPath {
    */
   record(plan: ModelPlan, entity: object): RawRecord {
     const record = wrap(entity, true).toObject() as RawRecord;
+    const shape = recordShape(plan);
     // A collection loaded in this session (written, or populated for a write) is no part of a record.
-    for (const prop of plan.meta.relations)
-      if (prop.kind === ReferenceKind.ONE_TO_MANY || prop.kind === ReferenceKind.MANY_TO_MANY)
-        delete record[prop.serializedName ?? prop.name];
-    for (const field of plan.fields) {
+    for (const name of shape.collections) if (name in record) delete record[name];
+    for (const field of shape.hidden) record[field.field.name] = hiddenValue(field.prop, entity, this.#orm);
+    for (const field of shape.references) {
       // A related entity loaded in the same session (the caller, after `populateAfterFlush`) would
-      // serialize whole: a many-to-one is always its key here.
-      if (field.field.hidden || field.field.relation !== undefined)
+      // serialize whole: a many-to-one is always its key here. A number is already the key.
+      if (typeof record[field.field.name] !== 'number')
         record[field.field.name] = hiddenValue(field.prop, entity, this.#orm);
     }
     return record;
@@ -252,13 +260,7 @@ export class PlainPath {
    * database holds is served changed. Only SQLite, and only records holding such a value.
    */
   async #exact(session: EntityManager, plan: ModelPlan, records: RawRecord[]): Promise<RawRecord[]> {
-    if (plan.dialect !== 'sqlite') return records;
-    const wide = plan.fields.filter(
-      (field) =>
-        field.field.type === 'bigint' &&
-        field.prop.fieldNames?.length === 1 &&
-        field.prop.kind === ReferenceKind.SCALAR,
-    );
+    const wide = wideFields(plan);
     if (wide.length === 0) return records;
     const key = plan.primary.field.name;
     const rounded = records.filter((record) => wide.some((field) => beyondSafe(record[field.field.name])));
@@ -292,7 +294,7 @@ export class PlainPath {
   async #load(
     session: EntityManager,
     plan: ModelPlan,
-    where: Row,
+    where: unknown,
     connectionType: 'read' | 'write' | undefined,
     populate: readonly string[] = [],
   ): Promise<object | undefined> {
@@ -344,6 +346,67 @@ function assignValues(session: EntityManager, plan: ModelPlan, entity: object, v
   }
   if (Object.keys(assigned).length > 0)
     session.assign(entity as AnyEntity, assigned as AnyEntity, { updateNestedEntities: false });
+}
+
+/**
+ * The entity of this key the session already holds (the policy's read loaded it), which
+ * `em.findOne` would return without a query, taken without findOne's work on the filter; undefined
+ * when the session has none loaded, and `em.findOne` runs.
+ */
+function held(session: EntityManager, plan: ModelPlan, key: Row): object | undefined {
+  const entity = session.getUnitOfWork().tryGetById(plan.entity as AnyEntity, key as AnyEntity) as
+    | object
+    | null
+    | undefined;
+  return entity != null && wrap(entity, true).isInitialized() ? entity : undefined;
+}
+
+/** What `record` adds to or takes from `toObject()`, per model: read once from its plan. */
+interface RecordShape {
+  /** JSON names of the to-many collections, which a record never holds. */
+  readonly collections: readonly string[];
+  /** Hidden fields, which `toObject()` leaves out and the core needs. */
+  readonly hidden: readonly FieldPlan[];
+  /** Visible many-to-one and one-to-one fields, always sent as the target's key. */
+  readonly references: readonly FieldPlan[];
+}
+
+const shapes = new WeakMap<ModelPlan, RecordShape>();
+
+function recordShape(plan: ModelPlan): RecordShape {
+  let shape = shapes.get(plan);
+  if (shape === undefined) {
+    shape = {
+      collections: plan.meta.relations
+        .filter((prop) => prop.kind === ReferenceKind.ONE_TO_MANY || prop.kind === ReferenceKind.MANY_TO_MANY)
+        .map((prop) => prop.serializedName ?? prop.name),
+      hidden: plan.fields.filter((field) => field.field.hidden === true),
+      references: plan.fields.filter((field) => !field.field.hidden && field.field.relation !== undefined),
+    };
+    shapes.set(plan, shape);
+  }
+  return shape;
+}
+
+/** Per plan, the bigint columns SQLite may hand over rounded (none on other databases). */
+const wideByPlan = new WeakMap<ModelPlan, readonly FieldPlan[]>();
+
+/** The bigint fields `#exact` reads again as text when a value is beyond 2^53 (SQLite only). */
+function wideFields(plan: ModelPlan): readonly FieldPlan[] {
+  let wide = wideByPlan.get(plan);
+  if (wide === undefined) {
+    wide =
+      plan.dialect !== 'sqlite'
+        ? []
+        : plan.fields.filter(
+            (field) =>
+              field.field.type === 'bigint' &&
+              field.prop.fieldNames?.length === 1 &&
+              field.prop.kind === ReferenceKind.SCALAR,
+          );
+    wideByPlan.set(plan, wide);
+  }
+  return wide;
 }
 
 /** Whether a bigint's JSON form (a string of digits) is a number JS cannot hold exactly. */

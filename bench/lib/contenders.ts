@@ -41,8 +41,3 @@ export const CONTENDERS: readonly ContenderSpec[] = [
 export function contender(name: string): ContenderSpec | undefined {
   return CONTENDERS.find((spec) => spec.name === name);
 }
-
-/** Whether a contender runs the framework (in either adapter mode): it gets the framework's profiling. */
-export function isFramework(spec: ContenderSpec): boolean {
-  return spec.script === 'contenders/framework.js';
-}

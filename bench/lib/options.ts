@@ -42,7 +42,7 @@ export const USAGE = `usage: node dist/bench/run.js [flags]
   --soak-seconds S        length of the soak (default 300)
   --page-sizes LIST       rows of the big tables of the pages scenario (default 1000,100000,1000000; smoke 1000)
   --sweep-models LIST     model counts of the route sweep (default 1,50,200)
-  --profile DIR           run the framework's processes with --cpu-prof, profiles written to DIR
+  --profile DIR           run every contender's process with --cpu-prof, profiles (named after the contender) written to DIR
   --contenders LIST       ${CONTENDERS.map((c) => c.name).join(',')} (default: all)
   --duration S            measured seconds per run (default 10)
   --warmup S              warm-up seconds per run (default 3)

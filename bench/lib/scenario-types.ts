@@ -3,6 +3,7 @@ import type { Profile } from '../contenders/shared/env.js';
 import type { ContenderName } from './contenders.js';
 import type { BenchDatabase } from './database.js';
 import type { Dataset } from './dataset.js';
+import type { RequestShape } from './load.js';
 import type { Tokens } from './probes.js';
 import type { ContenderProcess } from './process.js';
 
@@ -93,6 +94,11 @@ export interface SharedScenario {
   /** `fresh` scenarios get a newly started process of the open profile. */
   readonly profile: Profile | 'fresh';
   run(ctx: ScenarioContext): Promise<Metrics>;
+  /**
+   * The request the scenario measures, for the paired rounds that follow every contender's own
+   * run (paired.ts); none for a scenario whose loads cannot repeat (delete uses up its rows).
+   */
+  paired?(ctx: ScenarioContext): RequestShape;
 }
 
 /** A scenario that starts the processes it needs (other models, other databases, long runs). */

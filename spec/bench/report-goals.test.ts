@@ -97,6 +97,25 @@ describe('bench report: goal table', () => {
     assert.equal(perRepeat, '2.00×, 4.00×');
   });
 
+  it('decides a throughput ratio on the paired rounds when both contenders have them, else on their own runs', () => {
+    const markdown = render([
+      run('get_by_id', 'framework', 0, { rps: 100, paired_rps: 90 }),
+      run('get_by_id', 'framework', 1, { rps: 200, paired_rps: 110 }),
+      run('get_by_id', 'handwritten', 0, { rps: 50, paired_rps: 60 }),
+      run('get_by_id', 'handwritten', 1, { rps: 50, paired_rps: 40 }),
+      // Only one side paired: the own runs decide.
+      run('get_by_id', 'ceiling', 0, { rps: 400 }),
+      run('get_by_id', 'ceiling', 1, { rps: 400 }),
+    ]);
+    assert.deepEqual(goalRow(markdown, 'GET by id vs hand-written').slice(2), [
+      '2.00×',
+      'met',
+      '1.50×, 2.75×',
+    ]);
+    assert.deepEqual(goalRow(markdown, 'GET by id vs ceiling').slice(2, 4), ['0.38×', 'met']);
+    assert.match(markdown, /- Paired rounds: /);
+  });
+
   it('takes the paired auth cost when the results have it, else the two scenarios', () => {
     const scenarios = [
       run('get_by_id', 'framework', 0, { rps: 1000 }),

@@ -61,11 +61,20 @@ export function goalById(id: string): Goal {
   return goal;
 }
 
-/** The framework's throughput on a scenario against another contender's. */
+/**
+ * The framework's throughput on a scenario against another contender's: from the paired rounds
+ * (bench/lib/paired.ts) where both have them, which time the two in the same stretch of minutes,
+ * else from their own runs.
+ */
 const throughputVs =
   (scenario: ScenarioName, other: ContenderName, contender: ContenderName = 'framework') =>
-  (get: MetricsOf): number | undefined =>
-    ratioOf(get(scenario, contender)?.rps, get(scenario, other)?.rps);
+  (get: MetricsOf): number | undefined => {
+    const mine = get(scenario, contender);
+    const theirs = get(scenario, other);
+    if (mine?.paired_rps !== undefined && theirs?.paired_rps !== undefined)
+      return ratioOf(mine.paired_rps, theirs.paired_rps);
+    return ratioOf(mine?.rps, theirs?.rps);
+  };
 
 /** Throughput goals against the hand-written app (and, for writes, Feathers). */
 const writeGoals = (['create', 'update', 'delete'] as const).flatMap((scenario): Goal[] => [

@@ -39,7 +39,7 @@ function goalSections(results: ResultsFile, backends: readonly Backend[]): strin
   return [
     '## Goals (koa-model-api, medians of the same run)',
     '',
-    '"measured" is the figure of the medians, which decides the status; "per repeat" gives the same figure for each repeat on its own (contenders measured minutes apart, in rotated order), which shows how far the run\'s noise reaches.',
+    '"measured" is the figure of the medians, which decides the status; "per repeat" gives the same figure for each repeat on its own (contenders measured in rotated order; a ratio of two contenders\' throughput from the paired rounds where the run has them, see Method), which shows how far the run\'s noise reaches.',
     '',
     ...backends.flatMap((backend) => [
       `### ${backendTitle(backend)}`,

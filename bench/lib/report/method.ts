@@ -27,6 +27,11 @@ export function methodSection(results: ResultsFile): string[] {
     `- Seed: ${formatNumber(results.seed.users)} users, ${formatNumber(results.seed.posts)} posts; passwords hashed with bcrypt cost 10 for every contender. Each contender gets its own copy of the seeded database per repeat, so writes never leak between contenders.`,
     `- Load: autocannon (programmatic API), ${options.connections} connections (login: 8), ${options.warmupSeconds} s warm-up then ${options.durationSeconds} s measured per scenario and contender, ${options.repeats} repeat(s) with the contender order rotated; the medians of the repeats are reported.`,
     `- Pinning: ${results.pinning}.`,
+    ...(has((m) => m.paired_rps !== undefined)
+      ? [
+          "- Paired rounds: after every contender's own run of GET by id, the three lists, create and update, the contenders (all still running, all warm) are timed again in four rounds of one slice each, a quarter of the scenario's duration per slice, each round starting with the next contender. The goals comparing two contenders' throughput take the mean of these slices where both have them: measured one after another the two are a minute or more apart, and this machine's speed drifted by more than some goals' margins between 5 s repeats. The throughput tables show the contenders' own runs.",
+        ]
+      : []),
     '- Profiles: public reads (`GET /posts/:id`, `GET /posts?limit=20`, login) run on a process whose posts reads are public; the authenticated GET and the writes run on a process where every posts route needs a Bearer token and GET/PUT/DELETE need the owner (or an admin).',
     '- What each contender does per request is the same: list 20 runs the page query and a `COUNT(*)` for `X-Total-Count` in every contender (the ceiling runs both at once; the framework too on SQLite, and on PostgreSQL as one statement with the count as a subquery column; the hand-written app through `em.findAndCount`, Feathers through its paginated `find`); with `count=false` none of them counts. Every authenticated request verifies the JWT (HS256, `exp`, `iss`, `aud`) and reloads the user by `sub`; every write reads the post first when a policy needs its owner.',
     ...(results.records.some((r) => r.scenario === 'list_20_include')

@@ -5,7 +5,7 @@ import { closeAll, openIdleConnections } from '../idle-connections.js';
 import { type RequestShape, runLoad } from '../load.js';
 import { bearer, loadMetrics, measure, pick, randomInt } from '../measure.js';
 import { INCLUDE_PATH } from '../probes.js';
-import type { SharedScenario } from '../scenario-types.js';
+import type { ScenarioContext, SharedScenario } from '../scenario-types.js';
 
 // Logins are bcrypt-bound (~70 ms each on one core): more connections only lengthen the queue.
 const LOGIN_CONNECTIONS = 8;
@@ -29,33 +29,37 @@ export function loginShape(data: Dataset): RequestShape {
   };
 }
 
+/** The parts of a scenario that measures one request shape, which its paired rounds repeat. */
+function measured(shape: (ctx: ScenarioContext) => RequestShape): Pick<SharedScenario, 'paired' | 'run'> {
+  return { paired: shape, run: (ctx) => measure(ctx.proc, ctx.timing, shape(ctx)) };
+}
+
 /** The scenarios run on the processes shared by a profile, in run order. */
 export const SHARED_SCENARIOS: readonly SharedScenario[] = [
   {
     name: 'get_by_id',
     title: 'GET /posts/:id (random ids)',
     profile: 'open',
-    run: (ctx) =>
-      measure(ctx.proc, ctx.timing, { method: 'GET', path: () => `/posts/${randomInt(ctx.data.posts)}` }),
+    ...measured((ctx) => ({ method: 'GET', path: () => `/posts/${randomInt(ctx.data.posts)}` })),
   },
   {
     name: 'list_20',
     title: 'GET /posts?limit=20',
     profile: 'open',
-    run: (ctx) => measure(ctx.proc, ctx.timing, { method: 'GET', path: '/posts?limit=20' }),
+    ...measured(() => ({ method: 'GET', path: '/posts?limit=20' })),
   },
   {
     name: 'list_20_nocount',
     title: 'GET /posts?limit=20&count=false',
     profile: 'open',
-    run: (ctx) => measure(ctx.proc, ctx.timing, { method: 'GET', path: '/posts?limit=20&count=false' }),
+    ...measured(() => ({ method: 'GET', path: '/posts?limit=20&count=false' })),
   },
   {
     // Issue 17: each post with its owner and its tags embedded, in a fixed number of statements.
     name: 'list_20_include',
     title: `GET ${INCLUDE_PATH}`,
     profile: 'open',
-    run: (ctx) => measure(ctx.proc, ctx.timing, { method: 'GET', path: INCLUDE_PATH }),
+    ...measured(() => ({ method: 'GET', path: INCLUDE_PATH })),
   },
   {
     name: 'login',
@@ -181,29 +185,28 @@ export const SHARED_SCENARIOS: readonly SharedScenario[] = [
     name: 'create',
     title: 'POST /posts',
     profile: 'secure',
-    run: (ctx) =>
-      measure(ctx.proc, ctx.timing, {
-        method: 'POST',
-        path: '/posts',
-        body: JSON.stringify({ title: 'Benchmark post', body: 'Written by the load generator.' }),
-        headers: bearer(ctx.tokens.owner),
-      }),
+    ...measured((ctx) => ({
+      method: 'POST',
+      path: '/posts',
+      body: JSON.stringify({ title: 'Benchmark post', body: 'Written by the load generator.' }),
+      headers: bearer(ctx.tokens.owner),
+    })),
   },
   {
     name: 'update',
     title: 'PUT /posts/:id (owner)',
     profile: 'secure',
-    run(ctx) {
+    ...measured((ctx) => {
       const owned = ctx.data.postsOwnedBy(1);
       let n = 0;
-      return measure(ctx.proc, ctx.timing, {
+      return {
         method: 'PUT',
         path: () => `/posts/${pick(owned)}`,
         body: () =>
           JSON.stringify({ title: `Updated title ${++n % 1000}`, body: 'Updated by the load generator.' }),
         headers: bearer(ctx.tokens.owner),
-      });
-    },
+      };
+    }),
   },
   {
     name: 'delete',
