@@ -147,9 +147,10 @@ export class PlainPath {
 
   /**
    * Loads the entity from the primary (or takes the one the session holds, as `em.findOne` would),
-   * assigns and flushes; its key, or undefined when there is none. A collection the values replace is loaded with the entity: MikroORM's `set()` on a
-   * collection it never loaded ignores an empty array, and with it loaded the flush writes only
-   * the links that changed, in the one transaction of the flush.
+   * assigns and flushes; its key, or undefined when there is none. A collection the values replace
+   * is loaded with the entity: MikroORM's `set()` on a collection it never loaded ignores an empty
+   * array, and with it loaded the flush writes only the links that changed, in the one transaction
+   * of the flush.
    */
   async change(session: EntityManager, plan: ModelPlan, key: Row, values: Row): Promise<unknown> {
     const entity = await this.#change(session, plan, key, values);
@@ -358,7 +359,10 @@ function held(session: EntityManager, plan: ModelPlan, key: Row): object | undef
     | object
     | null
     | undefined;
-  return entity != null && wrap(entity, true).isInitialized() ? entity : undefined;
+  if (entity == null || !wrap(entity, true).isInitialized()) return undefined;
+  // Another class of the same table (inheritance) with this key: em.findOne decides.
+  const cls = plan.meta.class as (abstract new (...args: never[]) => object) | undefined;
+  return cls === undefined || entity instanceof cls ? entity : undefined;
 }
 
 /** What `record` adds to or takes from `toObject()`, per model: read once from its plan. */
@@ -373,6 +377,7 @@ interface RecordShape {
 
 const shapes = new WeakMap<ModelPlan, RecordShape>();
 
+/** The record shape of a model, worked out on first use. */
 function recordShape(plan: ModelPlan): RecordShape {
   let shape = shapes.get(plan);
   if (shape === undefined) {
