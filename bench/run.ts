@@ -18,7 +18,7 @@ import { type BenchDatabase, createDatabase } from './lib/database.js';
 import { Dataset } from './lib/dataset.js';
 import { machineInfo } from './lib/machine.js';
 import { parseOptions, type RunOptions } from './lib/options.js';
-import { pairedRounds } from './lib/paired.js';
+import { type PairedSums, pairedRounds } from './lib/paired.js';
 import { pinRunner } from './lib/pinning.js';
 import { compareAnswers, login, type ProbeAnswer, probe, type Tokens } from './lib/probes.js';
 import { ContenderProcess } from './lib/process.js';
@@ -31,7 +31,7 @@ import type {
   ScenarioContext,
   SharedScenario,
 } from './lib/scenario-types.js';
-import { SCENARIOS, type Scenario, type Timing } from './lib/scenarios.js';
+import { SCENARIOS, type Scenario, type ScenarioName, type Timing } from './lib/scenarios.js';
 
 const here = import.meta.dirname;
 
@@ -226,31 +226,26 @@ async function runOwn(
 /** The paired rounds of a scenario (paired.ts), added to each contender's record of this repeat. */
 async function runPaired(
   env: RepeatEnv,
-  scenario: SharedScenario,
+  scenario: ScenarioName,
+  shapeOf: NonNullable<SharedScenario['paired']>,
   measured: ReadonlyMap<ContenderName, { ctx: ScenarioContext; metrics: Metrics }>,
 ): Promise<void> {
-  const figures = await pairedRounds(
-    [...measured].map(([name, { ctx }]) => ({
-      name,
-      proc: ctx.proc,
-      shape: (scenario.paired as NonNullable<SharedScenario['paired']>)(ctx),
-    })),
+  const sums = await pairedRounds(
+    [...measured].map(([name, { ctx }]) => ({ name, proc: ctx.proc, shape: shapeOf(ctx) })),
     env.timing.durationSeconds,
     env.timing.connections,
   );
   const line: string[] = [];
   for (const [name, { metrics }] of measured) {
-    const paired = figures.get(name);
-    if (paired === undefined) continue;
-    Object.assign(metrics, paired);
-    line.push(`${name} ${fmt(paired.paired_rps)}`);
-    const bad = paired.paired_non2xx + paired.paired_errors;
-    if (bad > 0)
+    const sum = sums.get(name) as PairedSums;
+    Object.assign(metrics, { paired_rps: sum.rps, paired_non2xx: sum.non2xx, paired_errors: sum.errors });
+    line.push(`${name} ${fmt(sum.rps)}`);
+    if (sum.non2xx + sum.errors > 0)
       env.failures.push(
-        `${env.db.backend} ${scenario.name} ${name}: ${bad} non-2xx/errors in the paired rounds`,
+        `${env.db.backend} ${scenario} ${name}: ${sum.non2xx + sum.errors} non-2xx/errors in the paired rounds`,
       );
   }
-  console.log(`  [${env.db.backend}] ${scenario.name.padEnd(15)} paired rounds (req/s): ${line.join(', ')}`);
+  console.log(`  [${env.db.backend}] ${scenario.padEnd(15)} paired rounds (req/s): ${line.join(', ')}`);
 }
 
 /** One repeat on one backend: fresh database copies, both profiles, the memory scenario, then the scenarios with processes of their own. */
@@ -290,7 +285,9 @@ async function runRepeat(env: RepeatEnv, order: readonly ContenderSpec[], repeat
             measured.set(spec.name, { ctx, metrics });
             await sleep(env.timing.settleSeconds * 200);
           }
-          if (scenario.paired !== undefined && measured.size > 1) await runPaired(env, scenario, measured);
+          const shapeOf = scenario.paired;
+          if (shapeOf !== undefined && measured.size > 1)
+            await runPaired(env, scenario.name, shapeOf, measured);
         }
       } finally {
         for (const proc of procs.values()) await proc.stop();

@@ -83,16 +83,10 @@ export class PlainPath {
     field: FieldPlan,
     value: unknown,
   ): Promise<RawRecord | undefined> {
-    // A lookup by the primary key passes the bare key, as `em.findOne(Post, id)` in application code
-    // (an object would be read as a filter, so only a scalar key).
-    const bare = field === plan.primary && (typeof value === 'number' || typeof value === 'string');
-    const where = bare ? value : { [field.prop.name]: value };
-    const entity = await this.#load(session, plan, where, readConnectionType(session));
+    const entity = await this.#load(session, plan, { [field.prop.name]: value }, readConnectionType(session));
     if (entity === undefined) return undefined;
-    const record = this.record(plan, entity);
-    if (wideFields(plan).length === 0) return record;
-    const [exact] = await this.#exact(session, plan, [record]);
-    return exact;
+    const [record] = await this.#exact(session, plan, [this.record(plan, entity)]);
+    return record;
   }
 
   /**
@@ -146,7 +140,7 @@ export class PlainPath {
   }
 
   /**
-   * Loads the entity from the primary (or takes the one the session holds, as `em.findOne` would),
+   * Loads the entity from the primary (`em.findOne`: the one the session holds, if it holds it),
    * assigns and flushes; its key, or undefined when there is none. A collection the values replace
    * is loaded with the entity: MikroORM's `set()` on a collection it never loaded ignores an empty
    * array, and with it loaded the flush writes only the links that changed, in the one transaction
@@ -162,9 +156,7 @@ export class PlainPath {
     const populate = [...plan.collections.values()]
       .map((collection) => collection.prop.name)
       .filter((name) => values[name] !== undefined);
-    const entity =
-      (populate.length === 0 ? held(session, plan, key) : undefined) ??
-      (await this.#load(session, plan, key, 'write', populate));
+    const entity = await this.#load(session, plan, key, 'write', populate);
     if (entity === undefined) return undefined;
     if (Object.keys(values).length > 0) {
       try {
@@ -181,7 +173,7 @@ export class PlainPath {
 
   /** Removes through the unit of work; false when no row has the key. */
   async delete(session: EntityManager, plan: ModelPlan, key: Row): Promise<boolean> {
-    const entity = held(session, plan, key) ?? (await this.#load(session, plan, key, 'write'));
+    const entity = await this.#load(session, plan, key, 'write');
     if (entity === undefined) return false;
     try {
       await session.remove(entity).flush();
@@ -261,7 +253,7 @@ export class PlainPath {
    * database holds is served changed. Only SQLite, and only records holding such a value.
    */
   async #exact(session: EntityManager, plan: ModelPlan, records: RawRecord[]): Promise<RawRecord[]> {
-    const wide = wideFields(plan);
+    const { wide } = recordShape(plan);
     if (wide.length === 0) return records;
     const key = plan.primary.field.name;
     const rounded = records.filter((record) => wide.some((field) => beyondSafe(record[field.field.name])));
@@ -295,7 +287,7 @@ export class PlainPath {
   async #load(
     session: EntityManager,
     plan: ModelPlan,
-    where: unknown,
+    where: Row,
     connectionType: 'read' | 'write' | undefined,
     populate: readonly string[] = [],
   ): Promise<object | undefined> {
@@ -349,23 +341,7 @@ function assignValues(session: EntityManager, plan: ModelPlan, entity: object, v
     session.assign(entity as AnyEntity, assigned as AnyEntity, { updateNestedEntities: false });
 }
 
-/**
- * The entity of this key the session already holds (the policy's read loaded it), which
- * `em.findOne` would return without a query, taken without findOne's work on the filter; undefined
- * when the session has none loaded, and `em.findOne` runs.
- */
-function held(session: EntityManager, plan: ModelPlan, key: Row): object | undefined {
-  const entity = session.getUnitOfWork().tryGetById(plan.entity as AnyEntity, key as AnyEntity) as
-    | object
-    | null
-    | undefined;
-  if (entity == null || !wrap(entity, true).isInitialized()) return undefined;
-  // Another class of the same table (inheritance) with this key: em.findOne decides.
-  const cls = plan.meta.class as (abstract new (...args: never[]) => object) | undefined;
-  return cls === undefined || entity instanceof cls ? entity : undefined;
-}
-
-/** What `record` adds to or takes from `toObject()`, per model: read once from its plan. */
+/** What `record` and `#exact` add to MikroORM's `toObject()`, per model: read once from its plan. */
 interface RecordShape {
   /** JSON names of the to-many collections, which a record never holds. */
   readonly collections: readonly string[];
@@ -373,6 +349,8 @@ interface RecordShape {
   readonly hidden: readonly FieldPlan[];
   /** Visible many-to-one and one-to-one fields, always sent as the target's key. */
   readonly references: readonly FieldPlan[];
+  /** The bigint columns SQLite may hand over rounded, which `#exact` reads again (none elsewhere). */
+  readonly wide: readonly FieldPlan[];
 }
 
 const shapes = new WeakMap<ModelPlan, RecordShape>();
@@ -387,31 +365,19 @@ function recordShape(plan: ModelPlan): RecordShape {
         .map((prop) => prop.serializedName ?? prop.name),
       hidden: plan.fields.filter((field) => field.field.hidden === true),
       references: plan.fields.filter((field) => !field.field.hidden && field.field.relation !== undefined),
+      wide:
+        plan.dialect !== 'sqlite'
+          ? []
+          : plan.fields.filter(
+              (field) =>
+                field.field.type === 'bigint' &&
+                field.prop.fieldNames?.length === 1 &&
+                field.prop.kind === ReferenceKind.SCALAR,
+            ),
     };
     shapes.set(plan, shape);
   }
   return shape;
-}
-
-/** Per plan, the bigint columns SQLite may hand over rounded (none on other databases). */
-const wideByPlan = new WeakMap<ModelPlan, readonly FieldPlan[]>();
-
-/** The bigint fields `#exact` reads again as text when a value is beyond 2^53 (SQLite only). */
-function wideFields(plan: ModelPlan): readonly FieldPlan[] {
-  let wide = wideByPlan.get(plan);
-  if (wide === undefined) {
-    wide =
-      plan.dialect !== 'sqlite'
-        ? []
-        : plan.fields.filter(
-            (field) =>
-              field.field.type === 'bigint' &&
-              field.prop.fieldNames?.length === 1 &&
-              field.prop.kind === ReferenceKind.SCALAR,
-          );
-    wideByPlan.set(plan, wide);
-  }
-  return wide;
 }
 
 /** Whether a bigint's JSON form (a string of digits) is a number JS cannot hold exactly. */

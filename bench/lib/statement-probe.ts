@@ -31,10 +31,9 @@ export async function statementsPerRequest(
   shape: RequestShape | readonly RequestShape[],
 ): Promise<number> {
   const shapes: readonly RequestShape[] = Array.isArray(shape) ? shape : [shape as RequestShape];
-  // Statements still running from the load are not counted: the count starts once it is quiet.
-  await settledCount(proc);
   await proc.countStatements(true);
   try {
+    // Statements still running from the load are not counted: the count starts once it is quiet.
     const before = await settledCount(proc);
     for (let i = 0; i < STATEMENT_PROBE_REQUESTS; i++) {
       const status = await sendOne(proc.baseUrl, shapes[i % shapes.length] as RequestShape);

@@ -6,5 +6,7 @@ import type { FieldType } from '../types.js';
 
 /** The map key of a record's primary key value (`type` the key's field type, when known). */
 export function recordKey(value: unknown, type?: FieldType): string {
+  // An object key (an adapter's composite form) by its JSON, not as "[object Object]".
+  if (typeof value === 'object' && value !== null) return JSON.stringify(value);
   return type === 'uuid' ? String(value).toLowerCase() : String(value);
 }

@@ -4,6 +4,7 @@ import type { Dataset } from '../dataset.js';
 import { closeAll, openIdleConnections } from '../idle-connections.js';
 import { type RequestShape, runLoad } from '../load.js';
 import { bearer, loadMetrics, measure, pick, randomInt } from '../measure.js';
+import { pairedRounds } from '../paired.js';
 import { INCLUDE_PATH } from '../probes.js';
 import type { ScenarioContext, SharedScenario } from '../scenario-types.js';
 
@@ -14,8 +15,6 @@ const STORM_GET_RATE = 100;
 const STORM_GET_CONNECTIONS = 4;
 const STORM_LOGIN_CONNECTIONS = 16;
 const STORM_SETTLE_SECONDS = 2;
-// Rounds of the paired auth-cost measurement; each of a round's two slices is a quarter of the scenario's duration.
-const PAIRED_SLICES = 4;
 
 /** `POST /login` as a random seeded user. */
 export function loginShape(data: Dataset): RequestShape {
@@ -134,32 +133,25 @@ export const SHARED_SCENARIOS: readonly SharedScenario[] = [
       // the ratio follows the drift: the framework's secure process also serves the same reads
       // without a token under /open, and the two are timed here in alternating slices.
       const open: RequestShape = { method: 'GET', path: () => `/open/posts/${pick(owned)}` };
-      const slice = {
-        connections: ctx.timing.connections,
-        durationSeconds: ctx.timing.durationSeconds / PAIRED_SLICES,
-      };
-      // Per kind of slice: the throughputs summed, and the requests and process CPU time summed.
+      // Open then secured in every round, on the one process.
+      const sums = await pairedRounds(
+        [
+          { name: 'open', proc: ctx.proc, shape: open },
+          { name: 'secured', proc: ctx.proc, shape: secured },
+        ],
+        ctx.timing.durationSeconds,
+        ctx.timing.connections,
+        false,
+      );
       const kinds = ['open', 'secured'] as const;
-      const sums = new Map(kinds.map((kind) => [kind, { rps: 0, requests: 0, cpuMicros: 0 }]));
       // A failing slice (a 401 answers fast) would fake the figure: its answers count with the scenario's.
       let non2xx = metrics.non2xx ?? 0;
       let errors = metrics.errors ?? 0;
-      for (let i = 0; i < PAIRED_SLICES; i++) {
-        for (const [shape, kind] of [
-          [open, 'open'],
-          [secured, 'secured'],
-        ] as const) {
-          const before = (await ctx.proc.stats()).cpuMicros;
-          const result = await runLoad(ctx.proc.baseUrl, shape, slice);
-          const sum = sums.get(kind) as { rps: number; requests: number; cpuMicros: number };
-          sum.cpuMicros += (await ctx.proc.stats()).cpuMicros - before;
-          sum.rps += result.rps;
-          sum.requests += result.requests;
-          non2xx += result.non2xx;
-          errors += result.errors + result.timeouts;
-        }
+      for (const kind of kinds) {
+        non2xx += sums.get(kind)?.non2xx ?? 0;
+        errors += sums.get(kind)?.errors ?? 0;
       }
-      const rpsOf = (kind: (typeof kinds)[number]): number => (sums.get(kind)?.rps ?? 0) / PAIRED_SLICES;
+      const rpsOf = (kind: (typeof kinds)[number]): number => sums.get(kind)?.rps ?? 0;
       const cpuOf = (kind: (typeof kinds)[number]): number => {
         const sum = sums.get(kind);
         return sum === undefined || sum.requests === 0 ? Number.NaN : sum.cpuMicros / sum.requests;
