@@ -85,8 +85,11 @@ export class PlainPath {
   ): Promise<RawRecord | undefined> {
     const entity = await this.#load(session, plan, { [field.prop.name]: value }, readConnectionType(session));
     if (entity === undefined) return undefined;
-    const [record] = await this.#exact(session, plan, [this.record(plan, entity)]);
-    return record;
+    const record = this.record(plan, entity);
+    // Only SQLite's wide bigints need another look; every other record is final (no extra await).
+    if (recordShape(plan).wide.length === 0) return record;
+    const [exact] = await this.#exact(session, plan, [record]);
+    return exact;
   }
 
   /**
@@ -218,6 +221,7 @@ export class PlainPath {
       else if (record[name] === undefined && field.prop.persist !== false) record[name] = null;
     }
     // An update's untouched bigint holds what the load read, rounded on SQLite beyond 2^53.
+    if (recordShape(plan).wide.length === 0) return record;
     const [exact] = await this.#exact(session, plan, [record]);
     return exact as RawRecord;
   }
