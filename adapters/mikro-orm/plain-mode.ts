@@ -85,11 +85,7 @@ export class PlainPath {
   ): Promise<RawRecord | undefined> {
     const entity = await this.#load(session, plan, { [field.prop.name]: value }, readConnectionType(session));
     if (entity === undefined) return undefined;
-    const record = this.record(plan, entity);
-    // Only SQLite's wide bigints need another look; every other record is final (no extra await).
-    if (recordShape(plan).wide.length === 0) return record;
-    const [exact] = await this.#exact(session, plan, [record]);
-    return exact;
+    return this.#exactOne(session, plan, this.record(plan, entity));
   }
 
   /**
@@ -221,9 +217,7 @@ export class PlainPath {
       else if (record[name] === undefined && field.prop.persist !== false) record[name] = null;
     }
     // An update's untouched bigint holds what the load read, rounded on SQLite beyond 2^53.
-    if (recordShape(plan).wide.length === 0) return record;
-    const [exact] = await this.#exact(session, plan, [record]);
-    return exact as RawRecord;
+    return this.#exactOne(session, plan, record);
   }
 
   /**
@@ -247,8 +241,13 @@ export class PlainPath {
     }
     if (entity === null)
       throw ApiError.internal(new Error(`${plan.description.name} ${String(id)} vanished after a write.`));
-    const [record] = await this.#exact(session, plan, [this.record(plan, entity)]);
-    return record as RawRecord;
+    return this.#exactOne(session, plan, this.record(plan, entity));
+  }
+
+  /** `#exact` for one record; the record itself, with no await, when the model has no wide bigint. */
+  #exactOne(session: EntityManager, plan: ModelPlan, record: RawRecord): RawRecord | Promise<RawRecord> {
+    if (recordShape(plan).wide.length === 0) return record;
+    return this.#exact(session, plan, [record]).then(([exact]) => exact as RawRecord);
   }
 
   /**
