@@ -87,6 +87,7 @@ function valueReason(name: string, prop: EntityProperty, dialect: Dialect): stri
   if (!hasBuiltInType(prop)) return `${name} has a custom type, whose value a read converts from the column`;
   if (prop.customType instanceof ArrayType || prop.array === true)
     return `${name} is an array, whose items MikroORM does not read back as written`;
+  // Before fieldTypeOf: a decimal in `mode: 'number'` is a 'number' there, and is stored at the scale too.
   if (prop.customType instanceof DecimalType) return `${name} is a decimal, stored at the column's scale`;
   if (isPaddedChar(prop, dialect)) return `${name} is a CHAR column, blank-padded by the database`;
   const type = fieldTypeOf(prop);
@@ -111,7 +112,11 @@ function valueReason(name: string, prop: EntityProperty, dialect: Dialect): stri
     case 'text':
     case 'enum':
     case 'date':
+      return undefined;
     case 'time':
+      // SQLite keeps the text as written; PostgreSQL rounds a fraction to the column's precision
+      // and drops trailing zeros, MariaDB truncates it and pads to the precision.
+      return dialect === 'sqlite' ? undefined : `${name} is a time, which the database stores at the column's precision`;
     // JSON reads back equal; PostgreSQL's jsonb may only reorder an object's keys.
     case 'json':
       return undefined;

@@ -2,7 +2,7 @@
  * The JSON value forms of the core, in both directions: what a database row becomes in a record
  * (`decoderFor`), and what a validated JSON value becomes for MikroORM (`encoderFor`).
  *
- * Record forms: datetime → Date (the core writes ISO strings), date 'YYYY-MM-DD', time 'HH:MM:SS',
+ * Record forms: datetime → Date (the core writes ISO strings), date 'YYYY-MM-DD', time 'HH:MM:SS[.fff]',
  * bigint and decimal → strings, boolean → boolean on every database, json → parsed value,
  * many-to-one → the referenced primary key.
  */
@@ -32,10 +32,9 @@ function toDateString(value: unknown): string {
 }
 
 function toTimeString(value: unknown): string {
-  const text = String(value);
-  // PostgreSQL and MariaDB may add a zero fraction (`07:30:00.000000`); keep a real one.
-  const match = /^(\d{2}:\d{2}:\d{2})(\.0*)?$/.exec(text);
-  return match?.[1] ?? text;
+  // As the driver hands it over, which is what MikroORM serializes: MariaDB pads a fraction to the
+  // column's precision (`07:30:00.000`), PostgreSQL drops trailing zeros, SQLite keeps the text.
+  return String(value);
 }
 
 /**
@@ -85,11 +84,14 @@ export function decoderFor(type: FieldType, prop: EntityProperty, platform: Plat
   return (value) => (value === null || value === undefined ? null : decode(value));
 }
 
-/** `HH:MM` and `HH:MM:SS.fff` as `HH:MM:SS`, the only form MikroORM's time type accepts. */
+/**
+ * `HH:MM` as `HH:MM:00`, the time every database but SQLite stores for it (SQLite keeps the text,
+ * so lists filter and sort one form); seconds and their fraction as sent, which MikroORM writes
+ * as they are (the database keeps the fraction to the column's precision).
+ */
 function toTimeValue(value: unknown): unknown {
   if (typeof value !== 'string') return value;
-  const match = /^(\d{2}:\d{2})(:\d{2})?(\.\d+)?$/.exec(value);
-  return match ? `${match[1]}${match[2] ?? ':00'}` : value;
+  return /^\d{2}:\d{2}$/.test(value) ? `${value}:00` : value;
 }
 
 /** A user's custom type that reads its JSON form back (`fromJSON`), as MikroORM's own BigIntType does. */

@@ -30,6 +30,7 @@ import {
   Shouted,
   Sized,
   Tally,
+  Timed,
   Tokened,
   Triggered,
 } from '../../../fixtures/mikro-orm/fidelity.js';
@@ -76,6 +77,13 @@ function reasonCases(dialect: Dialect): ReasonCase[] {
       patch: { at: '2027-01-02T03:04:05.999Z' },
       create: { at: new Date('2026-01-02T03:04:05.678Z') },
       change: { at: new Date('2027-01-02T03:04:05.999Z') },
+    },
+    {
+      model: Timed,
+      property: 'at',
+      dialects: ['postgresql', 'mysql'],
+      post: { at: '07:30:15.1234', whole: '07:30' },
+      patch: { at: '08:00:00', whole: '08:00:00.75' },
     },
     {
       model: Measured,
@@ -225,7 +233,6 @@ const TALLY = {
   ratio: 0.1 + 0.2,
   big: '9007199254740993',
   day: '2026-02-28',
-  start: '07:30',
   at: '2026-01-02T03:04:05.678Z',
   data: { b: 1, a: [1, { d: 'x', c: null }], s: 'text' },
   note: 'a note',
@@ -279,6 +286,25 @@ await describeFidelity(
       assert.equal(created.label, 'rewritten');
       const stored = await env().mikroJson(Tally, created.id);
       assert.equal(stored?.label, 'rewritten');
+    });
+
+    it('Timed: a time is stored as MikroORM stores the same text, and every answer shows it as MikroORM reads it', async () => {
+      const route = env().routeOf(Timed);
+      // `HH:MM` is the one form the API rewrites (to `HH:MM:00`, what PostgreSQL and MariaDB store for it).
+      const asMikroOrmGetsIt = (value: string) => (value.length === 5 ? `${value}:00` : value);
+      for (const value of ['10:30:15.123', '10:30:15', '10:30', '23:59:59.5', '00:00:00.1239']) {
+        const created = await env().send('POST', route, { at: value, whole: value });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        const id = (created.body as Json).id;
+        const em = env().em();
+        const own = em.create(Timed, { at: asMikroOrmGetsIt(value), whole: asMikroOrmGetsIt(value) });
+        await em.flush();
+        const stored = await env().mikroJson(Timed, id);
+        const reference = await env().mikroJson(Timed, own.id);
+        assert.deepEqual([stored?.at, stored?.whole], [reference?.at, reference?.whole], value);
+        assertSameJson(created.body, stored, `POST ${value}`);
+        assertSameJson((await env().send('GET', `${route}/${String(id)}`)).body, stored, `GET ${value}`);
+      }
     });
 
     it('Hooked: after-create and after-update hooks change the entity after the write, so the write reads back', async () => {
