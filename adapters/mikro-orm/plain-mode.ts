@@ -128,7 +128,9 @@ export class PlainPath {
   async #insert(session: EntityManager, plan: ModelPlan, values: Row): Promise<object> {
     this.#checkCustomValues(plan, values);
     try {
-      const entity = session.create(plan.entity as AnyEntity, values as AnyEntity) as object;
+      const { created, later } = splitCreateValues(plan, values);
+      const entity = session.create(plan.entity as AnyEntity, created as AnyEntity) as object;
+      if (later !== undefined) session.assign(entity as AnyEntity, later as AnyEntity);
       await session.persist(entity).flush();
       markWritten(session);
       return entity;
@@ -326,6 +328,24 @@ export class PlainPath {
       }
     }
   }
+}
+
+/**
+ * The values `em.create` takes, and those set after it by `em.assign`: MikroORM 7's `em.create`
+ * wraps the key of a `ref: true` + `mapToPk: true` relation in a `ScalarReference`, which the flush
+ * then writes as no key at all; `em.assign` sets the key as application code would.
+ */
+function splitCreateValues(plan: ModelPlan, values: Row): { created: Row; later: Row | undefined } {
+  let later: Row | undefined;
+  const created: Row = {};
+  for (const [name, value] of Object.entries(values)) {
+    const prop = plan.meta.properties[name as never] as EntityProperty | undefined;
+    if (prop?.ref === true && prop.mapToPk === true && value !== undefined && value !== null) {
+      later ??= {};
+      later[name] = value;
+    } else created[name] = value;
+  }
+  return { created, later };
 }
 
 /**

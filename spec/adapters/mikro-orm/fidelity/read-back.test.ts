@@ -21,6 +21,7 @@ import {
   Echoed,
   Formulated,
   Hooked,
+  Lent,
   Listed,
   Located,
   Measured,
@@ -286,6 +287,21 @@ await describeFidelity(
       assert.equal(created.label, 'rewritten');
       const stored = await env().mikroJson(Tally, created.id);
       assert.equal(stored?.label, 'rewritten');
+    });
+
+    it('Lent: many-to-ones with `ref: true` and `mapToPk: true` are written and answered as keys', async () => {
+      const em = env().em();
+      const [first, second] = [em.create(Carrier, { name: 'Lender' }), em.create(Carrier, { name: 'Borrower' })];
+      await em.flush();
+      await assertAnswersAreStored(
+        env(),
+        Lent,
+        { title: 'lent', lender: first.id, borrower: second.id },
+        { lender: second.id, borrower: null },
+      );
+      const created = await env().send('POST', env().routeOf(Lent), { title: 'both', lender: first.id, borrower: first.id });
+      const stored = await env().mikroJson(Lent, (created.body as Json).id);
+      assert.deepEqual([stored?.lender, stored?.borrower], [first.id, first.id]);
     });
 
     it('Timed: a time is stored as MikroORM stores the same text, and every answer shows it as MikroORM reads it', async () => {
