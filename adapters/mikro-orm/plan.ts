@@ -3,7 +3,7 @@
  * MikroORM property, how to select it, and its value conversions in both directions.
  */
 import { type EntityMetadata, type EntityProperty, type Platform, raw } from '@mikro-orm/core';
-import { ApiError } from '../../lib/errors.js';
+import { ApiError, ConfigurationError } from '../../lib/errors.js';
 import { buildModelDescription } from '../../lib/model/describe.js';
 import type { FieldDescription, ModelClass, ModelDescription, RawRecord } from '../../lib/types.js';
 import { type CollectionPlan, collectionPlans } from './collections.js';
@@ -175,6 +175,7 @@ export function buildPlan(orm: AnyMikroORM, model: ModelClass, planOf?: PlanReso
     fieldPlanOf(field, byJson.get(field.name) as EntityProperty, platform, dialect),
   );
   const byName = new Map(fields.map((plan) => [plan.field.name, plan]));
+  refuseForcedObjects(orm, meta, fields);
   const filtered = Object.keys(meta.filters).length > 0 || Object.keys(orm.config.get('filters')).length > 0;
   const partial = { description, meta, entity: model, fields, byName, dialect, filtered };
   return {
@@ -186,6 +187,20 @@ export function buildPlan(orm: AnyMikroORM, model: ModelClass, planOf?: PlanReso
     collections: new Map(collections.map((collection) => [collection.description.name, collection])),
     planOf: planOf ?? cachingResolver(orm),
   };
+}
+
+/**
+ * MikroORM's `serialization.forceObject` serializes a to-one relation as an object (`{ id: 1 }`);
+ * the API serves, filters and accepts a relation as the target's key, so such a model is refused.
+ */
+function refuseForcedObjects(orm: AnyMikroORM, meta: EntityMetadata, fields: readonly FieldPlan[]): void {
+  const serialization = orm.config.get('serialization') as { forceObject?: boolean } | undefined;
+  if (serialization?.forceObject !== true) return;
+  const relation = fields.find((plan) => plan.field.relation !== undefined && !plan.field.hidden);
+  if (relation === undefined) return;
+  throw new ConfigurationError(
+    `${meta.className}.${relation.prop.name}: MikroORM's serialization.forceObject serializes this relation as an object, but the API serves, filters and accepts it as the related record's key. Turn serialization.forceObject off in the MikroORM options the adapter uses.`,
+  );
 }
 
 /** A row mapped by MikroORM (property names) in its record form. */

@@ -168,6 +168,19 @@ function resolveRelations(
   return served;
 }
 
+/**
+ * The resource of a model as its routes' path segment: the table name, which must be one a URL
+ * carries as it is (a table "Mixed Case" would give routes no client could reach).
+ */
+function resourceSegment(model: ModelDescription): string {
+  if (!/^[A-Za-z0-9._~-]+$/.test(model.resource) || model.resource === '.' || model.resource === '..') {
+    throw new ConfigurationError(
+      `${model.name}: its table "${model.resource}" is the path segment of its routes, and a URL cannot carry it as it is. Name the table with letters, digits and "-", "_", "." or "~" (MikroORM's tableName, or __tablename__).`,
+    );
+  }
+  return model.resource;
+}
+
 /** Compiles a router's plan for an adapter; throws `ConfigurationError` for what cannot be served. */
 export function compileCrudPlan(
   options: ResolvedCrudOptions,
@@ -211,7 +224,7 @@ export function compileCrudPlan(
     options,
     adapter,
     model,
-    basePath: `${options.prefix}/${model.resource}`,
+    basePath: `${options.prefix}/${resourceSegment(model)}`,
     serialize: compileSerializer(model),
     readBody: bodyReader({ limit: bodyLimit }),
     ownerField,

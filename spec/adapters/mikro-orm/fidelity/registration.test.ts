@@ -1,14 +1,25 @@
 /**
  * Models the adapter cannot serve as MikroORM serializes them are refused when they are
  * registered, with a ConfigurationError naming the model and the property, in both modes: a
- * custom type whose toJSON changes the value with no fromJSON, and a property with a `serializer`.
+ * custom type whose toJSON changes the value with no fromJSON, and a property with a `serializer`;
+ * and, from the ORM's configuration, relations under `serialization.forceObject` and a table name
+ * no URL carries.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { EntitySchema } from '@mikro-orm/core';
 import { MikroOrmAdapter } from '../../../../adapters/mikro-orm/index.js';
 import { ConfigurationError } from '../../../../lib/errors.js';
 import { Application, CrudRouter } from '../../../../lib/index.js';
-import { LossyJson, Memo, refusedModels, Serialized } from '../../../fixtures/mikro-orm/fidelity.js';
+import {
+  Carrier,
+  fidelityEntities,
+  LossyJson,
+  Memo,
+  refusedModels,
+  Serialized,
+  Shipment,
+} from '../../../fixtures/mikro-orm/fidelity.js';
 import { MODES } from './harness.js';
 
 for (const mode of MODES) {
@@ -51,3 +62,52 @@ for (const mode of MODES) {
     });
   });
 }
+
+/** A model whose table no URL carries as it is. */
+class Spaced {
+  id!: number;
+}
+
+describe('MikroORM fidelity: refusals that come from the ORM configuration', () => {
+  it('serialization.forceObject: a model with a visible relation is refused, naming it; one without is served', async () => {
+    const adapter = await MikroOrmAdapter.connect({
+      url: 'sqlite::memory:',
+      entities: [...fidelityEntities],
+      serialization: { forceObject: true },
+    });
+    try {
+      const app = new Application({ title: 'forceObject', adapter });
+      assert.throws(
+        () => new CrudRouter({ model: Shipment }).register_routes(app),
+        (error: unknown) =>
+          error instanceof ConfigurationError &&
+          /\bShipment\.carrier\b/.test(error.message) &&
+          /forceObject/.test(error.message),
+      );
+      new CrudRouter({ model: Carrier }).register_routes(app);
+    } finally {
+      await adapter.close();
+    }
+  });
+
+  it('a table name that is no URL path segment is refused at registration, naming the model and the table', async () => {
+    const schema = new EntitySchema({
+      class: Spaced,
+      tableName: 'Mixed Case',
+      properties: { id: { type: 'integer', primary: true } },
+    });
+    const adapter = await MikroOrmAdapter.connect({ url: 'sqlite::memory:', entities: [schema], schema: 'create' });
+    try {
+      const app = new Application({ title: 'spaced', adapter });
+      assert.throws(
+        () => new CrudRouter({ model: Spaced }).register_routes(app),
+        (error: unknown) =>
+          error instanceof ConfigurationError &&
+          /\bSpaced\b/.test(error.message) &&
+          /"Mixed Case"/.test(error.message),
+      );
+    } finally {
+      await adapter.close();
+    }
+  });
+});
