@@ -116,7 +116,9 @@ function valueReason(name: string, prop: EntityProperty, dialect: Dialect): stri
     case 'time':
       // SQLite keeps the text as written; PostgreSQL rounds a fraction to the column's precision
       // and drops trailing zeros, MariaDB truncates it and pads to the precision.
-      return dialect === 'sqlite' ? undefined : `${name} is a time, which the database stores at the column's precision`;
+      return dialect === 'sqlite'
+        ? undefined
+        : `${name} is a time, which the database stores at the column's precision`;
     // JSON reads back equal; PostgreSQL's jsonb may only reorder an object's keys.
     case 'json':
       return undefined;

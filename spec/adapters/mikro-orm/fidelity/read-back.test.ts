@@ -291,7 +291,10 @@ await describeFidelity(
 
     it('Lent: many-to-ones with `ref: true` and `mapToPk: true` are written and answered as keys', async () => {
       const em = env().em();
-      const [first, second] = [em.create(Carrier, { name: 'Lender' }), em.create(Carrier, { name: 'Borrower' })];
+      const [first, second] = [
+        em.create(Carrier, { name: 'Lender' }),
+        em.create(Carrier, { name: 'Borrower' }),
+      ];
       await em.flush();
       await assertAnswersAreStored(
         env(),
@@ -299,7 +302,11 @@ await describeFidelity(
         { title: 'lent', lender: first.id, borrower: second.id },
         { lender: second.id, borrower: null },
       );
-      const created = await env().send('POST', env().routeOf(Lent), { title: 'both', lender: first.id, borrower: first.id });
+      const created = await env().send('POST', env().routeOf(Lent), {
+        title: 'both',
+        lender: first.id,
+        borrower: first.id,
+      });
       const stored = await env().mikroJson(Lent, (created.body as Json).id);
       assert.deepEqual([stored?.lender, stored?.borrower], [first.id, first.id]);
     });

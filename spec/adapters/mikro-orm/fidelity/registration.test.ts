@@ -96,7 +96,11 @@ describe('MikroORM fidelity: refusals that come from the ORM configuration', () 
       tableName: 'Mixed Case',
       properties: { id: { type: 'integer', primary: true } },
     });
-    const adapter = await MikroOrmAdapter.connect({ url: 'sqlite::memory:', entities: [schema], schema: 'create' });
+    const adapter = await MikroOrmAdapter.connect({
+      url: 'sqlite::memory:',
+      entities: [schema],
+      schema: 'create',
+    });
     try {
       const app = new Application({ title: 'spaced', adapter });
       assert.throws(
