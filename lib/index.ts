@@ -34,7 +34,7 @@ export {
   sendProblem,
   toApiError,
 } from './http/problem-middleware.js';
-export type { GroupRouter } from './http/route-group.js';
+export { type AllowedMethodsSource, allowedMethods, type GroupRouter } from './http/route-group.js';
 export { adapterOf, sessionOf, useAdapter } from './http/session.js';
 export { FrameworkModel, PROTECTED_FIELDS } from './model/framework-model.js';
 export type { WriteHooks, WriteMode } from './model/write-hooks.js';

@@ -239,7 +239,7 @@ export class AuthRouter implements AuthRuntime {
 
   /**
    * The same routes as `middleware()` as a `@koa/router` `Router`, for mounting in an app's own
-   * router: `api.use(auth.router.routes(), auth.router.allowedMethods())`. Built on first read.
+   * router: `api.use(auth.router.routes())`, then `koa.use(allowedMethods(api))`. Built on first read.
    */
   get router(): GroupRouter {
     if (this.#router === undefined) {

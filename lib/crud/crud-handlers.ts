@@ -159,13 +159,23 @@ async function writeData(
   return data;
 }
 
+/**
+ * The path the collection was posted to, as the client sent it: the router's own path plus any
+ * prefix of a router or app it is mounted in (`/api/bookmarks`), which `plan.basePath` cannot know.
+ */
+function collectionPath(ctx: AppContext): string {
+  const url = ctx.originalUrl;
+  const path = url.startsWith('/') ? (url.split('?')[0] as string) : new URL(url, 'http://host').pathname;
+  return path.replace(/\/+$/, '');
+}
+
 /** The handler of one generated operation (declared in crud-routes.ts). */
 export async function create(plan: CrudPlan, ctx: AppContext): Promise<void> {
   await admit(plan, ctx, 'POST');
   const data = await writeData(plan, ctx, 'create');
   const row = await plan.adapter.create(sessionOf(ctx, plan.adapter), plan.options.model, data);
   const id = row[plan.model.primaryKey];
-  ctx.set('Location', `${plan.basePath}/${encodeURIComponent(String(id))}`);
+  ctx.set('Location', `${collectionPath(ctx)}/${encodeURIComponent(String(id))}`);
   send(ctx, 201, plan.serialize(row));
 }
 

@@ -51,7 +51,7 @@ export class CrudRouter {
 
   /**
    * The routes as a `@koa/router` `Router` (prefix `{prefix}/{resource}`), for mounting in an app's
-   * own router: `api.use(crud.router.routes(), crud.router.allowedMethods())`. Needs the `adapter`
+   * own router: `api.use(crud.router.routes())`, then `koa.use(allowedMethods(api))`. Needs the `adapter`
    * option: the paths come from the model's table name, which the adapter knows.
    */
   get router(): GroupRouter {

@@ -52,13 +52,19 @@ export function routeRouter(prefix: string, routes: readonly RouteSpec[]): Group
   return router;
 }
 
+/** Any `@koa/router` `Router`: the framework's groups, or an app's own router they are mounted in. */
+export interface AllowedMethodsSource {
+  allowedMethods(): unknown;
+}
+
 /**
  * The 405 and `OPTIONS` answers of a router, after its routes: `@koa/router`'s own
  * `allowedMethods` sets a status; this throws the framework's problem instead and answers
- * `OPTIONS` with 204.
+ * `OPTIONS` with 204. Mount it after an app's own router that nests the framework's routers
+ * (`koa.use(api.routes()).use(allowedMethods(api))`), in place of `api.allowedMethods()`.
  */
-export function allowedMethods(router: GroupRouter): Middleware<AppState> {
-  const allowed = router.allowedMethods() as unknown as Middleware<AppState>;
+export function allowedMethods(router: AllowedMethodsSource): Middleware<AppState> {
+  const allowed = router.allowedMethods() as Middleware<AppState>;
   return async (ctx: AppContext, next: Next) => {
     await allowed(ctx, next);
     const allow = ctx.response.get('Allow');

@@ -77,7 +77,15 @@ const ROOT_NAMES = {
     'consoleLogger',
     'Logger',
   ],
-  composition: ['useAdapter', 'adapterOf', 'sessionOf', 'DEFAULT_BODY_LIMIT', 'GroupRouter'],
+  composition: [
+    'useAdapter',
+    'adapterOf',
+    'sessionOf',
+    'DEFAULT_BODY_LIMIT',
+    'GroupRouter',
+    'allowedMethods',
+    'AllowedMethodsSource',
+  ],
 } as const;
 
 /** Every name each entry point (and lib/types.ts) exports, values and types alike. */

@@ -5,7 +5,7 @@
 import { Router } from '@koa/router';
 import type Koa from 'koa';
 import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
-import { AuthRouter, CrudRouter, problemDetails } from '../../../lib/index.js';
+import { AuthRouter, allowedMethods, CrudRouter, problemDetails } from '../../../lib/index.js';
 import { Bookmark, User } from './entities.js';
 
 /** Connects to `url` and serves `/api/register`, `/api/login`, `/api/bookmarks…` and `/api/me` from one router. */
@@ -21,16 +21,22 @@ export async function mountApiRouter(koa: Koa, url: string): Promise<MikroOrmAda
     adapter,
     secure: true,
     auth_dependency: auth.get_auth_dependency(),
-    policy: { GET: auth.owner_or_admin(Bookmark), PUT: auth.owner_or_admin(Bookmark) },
+    policy: {
+      GET: auth.owner_or_admin(Bookmark),
+      PUT: auth.owner_or_admin(Bookmark),
+      DELETE: auth.owner_or_admin(Bookmark),
+    },
   });
 
   const api = new Router({ prefix: '/api' });
   api.use(auth.router.routes());
-  api.use(bookmarks.router.routes(), bookmarks.router.allowedMethods());
+  api.use(bookmarks.router.routes());
   api.get('/me', auth.get_auth_dependency(), (ctx) => {
     ctx.body = ctx.state.user?.record;
   });
   koa.use(api.routes());
-  koa.use(api.allowedMethods());
+  // A wrong method is the framework's 405 problem (with `Allow`), `OPTIONS` a 204, as under
+  // `Application`; `api.allowedMethods()` would answer them in plain text.
+  koa.use(allowedMethods(api));
   return adapter;
 }

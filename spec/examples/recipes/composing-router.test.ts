@@ -57,6 +57,10 @@ for (const target of databaseTargets()) {
       });
       assert.equal(created.status, 201, await created.clone().text());
       const bookmark = (await created.json()) as { id: number; owner: number };
+      // The path posted to, with the app router's prefix: a client follows it.
+      assert.equal(created.headers.get('location'), `/api/bookmarks/${bookmark.id}`);
+      const followed = await server.request(created.headers.get('location') as string, { headers });
+      assert.equal(followed.status, 200);
       const me = (await (await server.request('/api/me', { headers })).json()) as {
         id: number;
         username: string;
@@ -67,7 +71,7 @@ for (const target of databaseTargets()) {
       assert.equal(read.status, 200);
     });
 
-    it('keeps the framework’s answers: 401 and 403 problems, 405 with Allow, 404 elsewhere', async () => {
+    it('keeps the framework’s answers: 401 and 403 problems, 405 problems with Allow, 204 to OPTIONS, 404 elsewhere', async () => {
       const anonymous = await server.request('/api/bookmarks');
       assert.equal(anonymous.status, 401);
       assert.equal(((await anonymous.json()) as { code: string }).code, 'unauthorized');
@@ -82,9 +86,22 @@ for (const target of databaseTargets()) {
       ).json()) as { id: number };
       const forbidden = await server.request(`/api/bookmarks/${created.id}`, { headers: bob });
       assert.equal(forbidden.status, 403);
+      const deleted = await server.request(`/api/bookmarks/${created.id}`, {
+        method: 'DELETE',
+        headers: bob,
+      });
+      assert.equal(deleted.status, 403, 'only the owner (or an admin) deletes a bookmark');
       const wrong = await server.request('/api/bookmarks', { method: 'DELETE', headers: ann });
       assert.equal(wrong.status, 405);
-      assert.match(wrong.headers.get('allow') ?? '', /GET/);
+      assert.equal(wrong.headers.get('allow'), 'GET, POST, HEAD, OPTIONS');
+      assert.match(wrong.headers.get('content-type') ?? '', /^application\/problem\+json/);
+      assert.equal(((await wrong.json()) as { code: string }).code, 'method_not_allowed');
+      const login = await server.request('/api/login');
+      assert.equal(login.status, 405);
+      assert.match(login.headers.get('content-type') ?? '', /^application\/problem\+json/);
+      const options = await server.request(`/api/bookmarks/${created.id}`, { method: 'OPTIONS' });
+      assert.equal(options.status, 204);
+      assert.equal(options.headers.get('allow'), 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS');
       assert.equal((await server.request('/bookmarks', { headers: ann })).status, 404);
     });
   });
