@@ -109,7 +109,14 @@ function pack(work) {
 /** What the tarball must and must not hold. */
 function checkContents({ tarball, files, manifest }) {
   const problems = [];
-  for (const required of ['package.json', 'LICENSE', 'README.md'])
+  // README's links point into docs/ (guides, the Swagger UI picture): shipped with it.
+  for (const required of [
+    'package.json',
+    'LICENSE',
+    'README.md',
+    'docs/getting-started.md',
+    'docs/images/swagger-ui.png',
+  ])
     if (!files.includes(required)) problems.push(`missing ${required}`);
   for (const [entry, targets] of Object.entries(manifest.exports)) {
     for (const target of Object.values(targets)) {
