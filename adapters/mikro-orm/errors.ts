@@ -22,7 +22,15 @@ export interface ErrorContext {
   readonly operation: 'read' | 'write' | 'delete';
   /** The write's data by property name, to narrow down which field broke a constraint. */
   readonly values?: Readonly<Record<string, unknown>>;
+  /**
+   * The name the schema gives a constraint of these columns (MikroORM's `platform.getIndexName`,
+   * which shortens long names with a hash); without it, MikroORM's unshortened default.
+   */
+  readonly indexName?: (table: string, columns: string[], type: ConstraintKind) => string;
 }
+
+/** The kinds of named constraint a database reports in a write's error. */
+export type ConstraintKind = 'primary' | 'unique' | 'foreign' | 'check';
 
 function writtenFields(context: ErrorContext): string[] {
   return Object.keys(context.values ?? {});
@@ -131,12 +139,134 @@ function reportedColumns(error: DriverException): string[] {
   return columns.filter((name) => name.length > 0);
 }
 
-/** Constraint name the database reports (PostgreSQL `constraint`, MySQL `for key 'name'`). */
+/**
+ * Constraint name the database reports: PostgreSQL's `constraint` field, MySQL/MariaDB
+ * `for key 'name'` (unique), MariaDB `CONSTRAINT \`name\` failed` and MySQL `Check constraint
+ * 'name' is violated` (check), SQLite `CHECK constraint failed: name` (for a check declared
+ * without a name SQLite reports its expression instead).
+ */
 function reportedConstraint(error: DriverException): string | undefined {
   const pg = (error as { constraint?: unknown }).constraint;
   if (typeof pg === 'string') return pg;
-  const mysql = /for key '(?:[^'.]+\.)?([^']+)'/.exec(String(error.sqlMessage ?? error.message ?? ''));
-  return mysql?.[1];
+  const message = String(error.sqlMessage ?? error.message ?? '');
+  const match =
+    /for key '(?:[^'.]+\.)?([^']+)'|CONSTRAINT `([^`]+)` failed|Check constraint '([^']+)' is violated|CHECK constraint failed: (.+)$/m.exec(
+      message,
+    );
+  return match?.[1] ?? match?.[2] ?? match?.[3] ?? match?.[4]?.trim();
+}
+
+/** A constraint the entity's metadata declares on its table. */
+interface DeclaredConstraint {
+  readonly kind: ConstraintKind;
+  readonly name: string;
+  readonly columns: readonly string[];
+  /** A check's expression, as MikroORM writes it into the schema. */
+  readonly expression?: string;
+}
+
+function columnsOf(meta: EntityMetadata, names: unknown): string[] {
+  return ([] as unknown[])
+    .concat(names ?? [])
+    .flatMap((name) => meta.properties[name as keyof typeof meta.properties]?.fieldNames ?? []);
+}
+
+function expressionText(expression: unknown): string | undefined {
+  if (typeof expression === 'string') return expression;
+  const sql = (expression as { sql?: unknown } | null)?.sql;
+  return typeof sql === 'string' ? sql : undefined;
+}
+
+/** The table's columns an SQL expression names (string literals left out, quoted names unquoted). */
+function columnsInExpression(meta: EntityMetadata, expression: string): string[] {
+  const known = new Set(meta.props.flatMap((prop) => prop.fieldNames ?? []));
+  const found = new Set<string>();
+  const unquoted = expression.replace(/'(?:[^']|'')*'/g, ' ');
+  for (const match of unquoted.matchAll(/"([^"]+)"|`([^`]+)`|\[([^\]]+)\]|([A-Za-z_][\w$]*)/g)) {
+    const name = match[1] ?? match[2] ?? match[3] ?? match[4] ?? '';
+    if (known.has(name)) found.add(name);
+  }
+  return [...found];
+}
+
+/**
+ * The named constraints MikroORM's schema puts on the entity's table: the primary key, every
+ * unique (property or entity level), every foreign key of a relation it owns, every check.
+ */
+function declaredConstraints(context: ErrorContext): DeclaredConstraint[] {
+  const { meta } = context;
+  const table = meta.tableName;
+  const nameOf = (columns: string[], kind: ConstraintKind): string =>
+    context.indexName?.(table, columns, kind) ??
+    (kind === 'primary' ? `${table}_pkey` : `${table}_${columns.join('_')}_${kind}`);
+  const declared: DeclaredConstraint[] = [];
+  const primary = columnsOf(meta, meta.primaryKeys);
+  // MySQL and MariaDB call every primary key PRIMARY.
+  for (const name of [nameOf(primary, 'primary'), 'PRIMARY'])
+    declared.push({ kind: 'primary', name, columns: primary });
+  const relations = relationCandidates(meta);
+  for (const prop of meta.props) {
+    const columns = prop.fieldNames ?? [];
+    if (columns.length === 0) continue;
+    if (prop.unique)
+      declared.push({
+        kind: 'unique',
+        name: typeof prop.unique === 'string' ? prop.unique : nameOf(columns, 'unique'),
+        columns,
+      });
+    if (relations.includes(prop.name))
+      declared.push({ kind: 'foreign', name: prop.foreignKeyName ?? nameOf(columns, 'foreign'), columns });
+  }
+  for (const unique of meta.uniques) {
+    const columns = columnsOf(meta, unique.properties);
+    if (columns.length > 0)
+      declared.push({ kind: 'unique', name: unique.name ?? nameOf(columns, 'unique'), columns });
+  }
+  for (const check of meta.checks) {
+    const expression = expressionText(check.expression);
+    const columns =
+      check.property !== undefined
+        ? columnsOf(meta, check.property)
+        : expression === undefined
+          ? []
+          : columnsInExpression(meta, expression);
+    declared.push({
+      kind: 'check',
+      name: check.name ?? nameOf(columnsOf(meta, check.property), 'check'),
+      columns,
+      ...(expression === undefined ? {} : { expression }),
+    });
+  }
+  return declared;
+}
+
+const squeeze = (text: string): string => text.replace(/[\s"`]+/g, '').toLowerCase();
+
+/**
+ * The columns of the constraint of these kinds the error names, or undefined when it names none
+ * the entity declares. A name outside the metadata (a constraint a migration added) is matched
+ * only when it is exactly a column's name (MySQL names a unique index after its first column).
+ */
+function constraintColumns(
+  error: DriverException,
+  context: ErrorContext,
+  kinds: readonly ConstraintKind[],
+): readonly string[] | undefined {
+  const reported = reportedConstraint(error);
+  if (reported === undefined) return undefined;
+  const declared = declaredConstraints(context).filter((constraint) => kinds.includes(constraint.kind));
+  const byName = declared.find((constraint) => constraint.name === reported);
+  if (byName !== undefined) return byName.columns;
+  if (kinds.includes('check')) {
+    // SQLite reports a check declared without a name by its expression.
+    const byExpression = declared.find(
+      (constraint) =>
+        constraint.expression !== undefined && squeeze(constraint.expression) === squeeze(reported),
+    );
+    if (byExpression !== undefined) return byExpression.columns;
+    if (/[^\w$]/.test(reported)) return columnsInExpression(context.meta, reported);
+  }
+  return context.meta.props.some((prop) => prop.fieldNames?.includes(reported)) ? [reported] : undefined;
 }
 
 function propertiesOfColumns(meta: EntityMetadata, columns: readonly string[]): string[] {
@@ -148,34 +278,159 @@ function propertiesOfColumns(meta: EntityMetadata, columns: readonly string[]): 
   return [...names];
 }
 
-/** Properties whose column (or constraint name) the error mentions; falls back to the write's fields of that kind. */
+/**
+ * Properties whose columns the error names, or whose constraint it names; when it names neither,
+ * the write's fields among the candidates (SQLite's foreign-key error names nothing). A reported
+ * constraint the metadata does not declare names no field: a guess could blame the wrong one.
+ */
 function blamedProperties(
   error: DriverException,
   context: ErrorContext,
   candidates: readonly string[],
+  kinds: readonly ConstraintKind[],
 ): string[] {
   const { meta } = context;
   const byColumn = propertiesOfColumns(meta, reportedColumns(error));
   if (byColumn.length > 0) return byColumn;
-  const constraint = reportedConstraint(error);
-  if (constraint !== undefined) {
-    const byConstraint = candidates.filter((name) => {
-      const columns = meta.properties[name as keyof typeof meta.properties]?.fieldNames ?? [];
-      return columns.some((column) => constraint.includes(column));
-    });
-    if (byConstraint.length > 0) return byConstraint;
-  }
-  // SQLite's foreign-key error names nothing: blame the written fields that could break it.
+  if (reportedConstraint(error) !== undefined)
+    return propertiesOfColumns(meta, constraintColumns(error, context, kinds) ?? []);
   return candidates.filter((name) => writtenFields(context).includes(name));
 }
 
-function tooLong(meta: EntityMetadata, values: Readonly<Record<string, unknown>>): string[] {
+/** The written strings longer than their column (of `length` characters, when the database says). */
+function tooLong(meta: EntityMetadata, values: Readonly<Record<string, unknown>>, length?: number): string[] {
   return Object.entries(values)
     .filter(([name, value]) => {
-      const length = meta.properties[name as keyof typeof meta.properties]?.length;
-      return typeof value === 'string' && length !== undefined && length > 0 && value.length > length;
+      const limit = meta.properties[name as keyof typeof meta.properties]?.length;
+      if (length !== undefined && limit !== length) return false;
+      return typeof value === 'string' && limit !== undefined && limit > 0 && value.length > limit;
     })
     .map(([name]) => name);
+}
+
+/** A column type whose range PostgreSQL enforces without naming the column that broke it. */
+type RangeType =
+  | { readonly kind: 'int2' | 'int4' | 'int8' }
+  | { readonly kind: 'numeric'; readonly precision?: number; readonly scale?: number };
+
+const INTEGER_TYPES: Readonly<Record<string, 'int2' | 'int4' | 'int8'>> = {
+  smallint: 'int2',
+  int2: 'int2',
+  smallserial: 'int2',
+  integer: 'int4',
+  int: 'int4',
+  int4: 'int4',
+  serial: 'int4',
+  bigint: 'int8',
+  int8: 'int8',
+  bigserial: 'int8',
+};
+const INTEGER_LIMITS = { int2: 2n ** 15n, int4: 2n ** 31n, int8: 2n ** 63n } as const;
+
+/**
+ * The type PostgreSQL's out-of-range error (22003) names in place of a column: `smallint out of
+ * range`, `value "…" is out of range for type bigint`, `numeric field overflow` (its detail gives
+ * the precision and scale).
+ */
+function reportedRange(error: DriverException): RangeType | undefined {
+  if (error.code !== '22003') return undefined;
+  const message = String(error.message ?? '');
+  const integer =
+    /\b(smallint|integer|bigint) out of range|out of range for type (smallint|integer|bigint)\b/.exec(
+      message,
+    );
+  const kind = INTEGER_TYPES[integer?.[1] ?? integer?.[2] ?? ''];
+  if (kind !== undefined) return { kind };
+  if (!/numeric field overflow/.test(message)) return undefined;
+  const typmod = /precision (\d+), scale (-?\d+)/.exec(
+    String((error as { detail?: unknown }).detail ?? message),
+  );
+  return typmod === null
+    ? { kind: 'numeric' }
+    : { kind: 'numeric', precision: Number(typmod[1]), scale: Number(typmod[2]) };
+}
+
+/** The range type of a property's column (its explicit column type included), if it has one. */
+function columnRange(meta: EntityMetadata, name: string): RangeType | undefined {
+  const prop = meta.properties[name as keyof typeof meta.properties];
+  const column = (prop?.columnTypes?.[0] ?? '').toLowerCase().trim();
+  const base = column.replace(/\(.*$/, '').trim();
+  const kind = INTEGER_TYPES[base];
+  if (kind !== undefined) return { kind };
+  if (base !== 'numeric' && base !== 'decimal') return undefined;
+  const typmod = /\((\d+)\s*(?:,\s*(-?\d+))?\)/.exec(column);
+  const precision = typmod === null ? prop?.precision : Number(typmod[1]);
+  const scale = typmod === null ? prop?.scale : Number(typmod[2] ?? 0);
+  return {
+    kind: 'numeric',
+    ...(precision === undefined ? {} : { precision }),
+    ...(scale === undefined ? {} : { scale }),
+  };
+}
+
+function integerValue(value: unknown): bigint | undefined {
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value);
+  if (typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value)) return BigInt(value.trim());
+  return undefined;
+}
+
+/** A decimal value times 10^scale, rounded half away from zero as PostgreSQL rounds; undefined when not a plain decimal. */
+function scaledDecimal(value: unknown, scale: number): bigint | undefined {
+  let text =
+    typeof value === 'string'
+      ? value.trim()
+      : typeof value === 'number' || typeof value === 'bigint'
+        ? String(value)
+        : '';
+  if (/e/i.test(text)) {
+    const number = Number(text);
+    if (!Number.isFinite(number) || Math.abs(number) >= 1e21) return undefined;
+    text = number.toFixed(Math.min(Math.max(scale + 1, 0), 100));
+  }
+  const match = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(text);
+  if (match === null || scale < 0 || `${match[2]}${match[3] ?? ''}` === '') return undefined;
+  const fraction = (match[3] ?? '').padEnd(scale + 1, '0');
+  const magnitude =
+    BigInt(`${match[2] || '0'}${fraction.slice(0, scale)}`) + (Number(fraction[scale]) >= 5 ? 1n : 0n);
+  return match[1] === '-' ? -magnitude : magnitude;
+}
+
+/** Whether a value could be out of this column type's range (true when it cannot tell). */
+function mayOverflow(range: RangeType, value: unknown): boolean {
+  if (range.kind === 'numeric') {
+    if (range.precision === undefined) return true;
+    const scaled = scaledDecimal(value, range.scale ?? 0);
+    if (scaled === undefined) return true;
+    return (scaled < 0n ? -scaled : scaled) >= 10n ** BigInt(range.precision);
+  }
+  const integer = integerValue(value);
+  if (integer === undefined) return true;
+  const limit = INTEGER_LIMITS[range.kind];
+  return integer >= limit || integer < -limit;
+}
+
+/**
+ * For an out-of-range error that names a type but no column: the one written value whose column
+ * has that type and that does not fit it. Two or more such values, or none, name no field: the
+ * error does not say which one it was.
+ */
+function outOfRange(error: DriverException, context: ErrorContext): string[] {
+  const reported = reportedRange(error);
+  if (reported === undefined) return [];
+  const culprits = Object.entries(context.values ?? {}).filter(([name, value]) => {
+    if (value === null || value === undefined) return false;
+    const range = columnRange(context.meta, name);
+    if (range === undefined || range.kind !== reported.kind) return false;
+    if (range.kind === 'numeric' && reported.kind === 'numeric' && reported.precision !== undefined) {
+      const sameType =
+        (range.precision ?? reported.precision) === reported.precision &&
+        (range.scale ?? reported.scale) === reported.scale;
+      if (!sameType) return false;
+    }
+    return mayOverflow(range, value);
+  });
+  return culprits.length === 1 ? culprits.map(([name]) => name) : [];
 }
 
 function uniqueCandidates(meta: EntityMetadata): string[] {
@@ -252,10 +507,10 @@ export function toApiError(error: unknown, context: ErrorContext): unknown {
   // logged as the cause of a generic 500 at request time.
   if (error instanceof TableNotFoundException) return missingTable(error, meta);
   if (error instanceof UniqueConstraintViolationException) {
-    const fields = blamedProperties(error, context, uniqueCandidates(meta));
-    const errors: FieldError[] = fields.map((path) => ({
-      path,
-      message: `A ${meta.className} with this ${path} already exists.`,
+    const fields = blamedProperties(error, context, uniqueCandidates(meta), ['unique', 'primary']);
+    const errors: FieldError[] = fields.map((name) => ({
+      path: jsonName(meta, name),
+      message: `A ${meta.className} with this ${jsonName(meta, name)} already exists.`,
     }));
     return ApiError.conflict(
       `A ${meta.className} with the same unique value already exists.`,
@@ -270,10 +525,11 @@ export function toApiError(error: unknown, context: ErrorContext): unknown {
     }
     // The record's own foreign keys first: the core has checked a collection's keys already, so a
     // pivot row fails only when a target went away meanwhile (SQLite names no column to tell).
-    const own = blamedProperties(error, context, relationCandidates(meta));
-    const fields = own.length > 0 ? own : blamedProperties(error, context, collectionCandidates(meta));
-    const errors: FieldError[] = fields.map((path) => ({
-      path,
+    const own = blamedProperties(error, context, relationCandidates(meta), ['foreign']);
+    const fields =
+      own.length > 0 ? own : blamedProperties(error, context, collectionCandidates(meta), ['foreign']);
+    const errors: FieldError[] = fields.map((name) => ({
+      path: jsonName(meta, name),
       message: 'References a record that does not exist.',
     }));
     return ApiError.validation(errors, 'A reference points to a record that does not exist.');
@@ -283,25 +539,75 @@ export function toApiError(error: unknown, context: ErrorContext): unknown {
       error,
       context,
       meta.props.map((prop) => prop.name),
+      [],
     );
-    const errors: FieldError[] = fields.map((path) => ({ path, message: 'A value is required.' }));
+    const errors: FieldError[] = fields.map((name) => ({
+      path: jsonName(meta, name),
+      message: 'A value is required.',
+    }));
     return ApiError.validation(errors);
   }
-  if (error instanceof CheckConstraintViolationException) {
-    const fields = blamedProperties(error, context, writtenFields(context));
-    const errors: FieldError[] = fields.map((path) => ({ path, message: 'The value is not allowed.' }));
-    return ApiError.validation(errors);
-  }
+  if (error instanceof CheckConstraintViolationException) return checkViolation(error, context);
   if (isDataError(error)) {
     if (context.operation === 'read') return ApiError.invalidQuery('A filter value does not fit its column.');
-    const named = propertiesOfColumns(meta, reportedColumns(error));
-    // PostgreSQL names no column for a too-long value: blame the strings longer than their column.
-    const fields = named.length > 0 ? named : tooLong(meta, context.values ?? {});
-    const errors: FieldError[] = fields.map((path) => ({
-      path,
-      message: 'The value does not fit the column.',
-    }));
-    return ApiError.validation(errors, 'A value does not fit its column.');
+    return ApiError.validation(...doesNotFit(error, context));
   }
   return ApiError.internal(error);
+}
+
+/** The JSON key of a property (MikroORM's `serializedName`, else its name): the `path` a client sent. */
+function jsonName(meta: EntityMetadata, name: string): string {
+  return meta.properties[name as keyof typeof meta.properties]?.serializedName ?? name;
+}
+
+/**
+ * A failed CHECK names the columns of the check the database reports (by name, or on SQLite by
+ * its expression when it has no name), never the other fields of the write: a field is named only
+ * when the database says which check failed and the entity's metadata (or the reported expression)
+ * says which columns it reads.
+ */
+function checkViolation(error: DriverException, context: ErrorContext): ApiError {
+  const { meta } = context;
+  const columns = constraintColumns(error, context, ['check']) ?? [];
+  const names = propertiesOfColumns(meta, columns).map((name) => jsonName(meta, name));
+  if (names.length === 0) {
+    return ApiError.validation(
+      [],
+      'A value breaks a check constraint of the database, which did not say which field it checks.',
+    );
+  }
+  const errors: FieldError[] = names.map((path) => {
+    const others = names.filter((name) => name !== path);
+    return {
+      path,
+      message:
+        others.length === 0
+          ? 'The value is not allowed.'
+          : `The value is not allowed together with the value of ${others.join(', ')}.`,
+    };
+  });
+  return ApiError.validation(errors);
+}
+
+/** The fields and detail of a value its column cannot hold. */
+function doesNotFit(error: DriverException, context: ErrorContext): [FieldError[], string] {
+  const { meta } = context;
+  let fields = propertiesOfColumns(meta, reportedColumns(error));
+  if (fields.length === 0) {
+    // PostgreSQL names no column for a too-long string: blame the strings longer than their column.
+    const tooLongFor = /value too long for type [\w ]+\((\d+)\)/.exec(String(error.message ?? ''));
+    if (error.code === '22001' || tooLongFor !== null)
+      fields = tooLong(meta, context.values ?? {}, tooLongFor === null ? undefined : Number(tooLongFor[1]));
+    else fields = outOfRange(error, context);
+  }
+  const errors = fields.map((name) => ({
+    path: jsonName(meta, name),
+    message: 'The value does not fit the column.',
+  }));
+  return [
+    errors,
+    errors.length > 0
+      ? 'A value does not fit its column.'
+      : 'A value does not fit its column; the database did not say which field it is.',
+  ];
 }

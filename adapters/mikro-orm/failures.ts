@@ -6,7 +6,7 @@
 import { DriverException, ValidationError } from '@mikro-orm/core';
 import { ApiError } from '../../lib/errors.js';
 import type { AnyMikroORM } from './describe.js';
-import { isConnectionError, toApiError } from './errors.js';
+import { type ConstraintKind, type ErrorContext, isConnectionError, toApiError } from './errors.js';
 import type { ModelPlan } from './plan.js';
 
 /** Whether a key (or a filter value) the column cannot hold made the statement fail (a malformed UUID on PostgreSQL). */
@@ -25,12 +25,12 @@ export class AdapterFailures {
 
   /** The error of a failed read. */
   read(error: unknown, plan: ModelPlan): unknown {
-    return toApiError(this.driverError(error), { meta: plan.meta, operation: 'read' });
+    return toApiError(this.driverError(error), this.#context(plan, 'read'));
   }
 
   /** The error of a failed delete. */
   remove(error: unknown, plan: ModelPlan): unknown {
-    return toApiError(this.driverError(error), { meta: plan.meta, operation: 'delete' });
+    return toApiError(this.driverError(error), this.#context(plan, 'delete'));
   }
 
   /** The error of a failed insert or update of these (property-named) values. */
@@ -43,9 +43,40 @@ export class AdapterFailures {
         const name = plan.meta.properties[prop as never] === undefined ? prop : jsonName(plan, prop);
         return ApiError.validation([{ path: name, message: 'A value is required.' }]);
       }
+      // An enum array with an item outside the enum, a value of the wrong type: MikroORM names the property.
+      const named =
+        /^Invalid enum array items provided in \w+\.(\w+):|^Trying to set \w+\.(\w+) of type/.exec(
+          error.message,
+        );
+      const invalid = named?.[1] ?? named?.[2];
+      if (invalid !== undefined && plan.meta.properties[invalid as never] !== undefined) {
+        const message =
+          named?.[1] === undefined
+            ? 'The value cannot be stored in its column.'
+            : 'An item is not one of the allowed values.';
+        return ApiError.validation(
+          [{ path: jsonName(plan, invalid), message }],
+          'A value cannot be stored in its column.',
+        );
+      }
       return ApiError.validation([], 'A value cannot be stored in its column.');
     }
-    return toApiError(this.driverError(error), { meta: plan.meta, operation: 'write', values });
+    return toApiError(this.driverError(error), this.#context(plan, 'write', values));
+  }
+
+  #context(
+    plan: ModelPlan,
+    operation: ErrorContext['operation'],
+    values?: Record<string, unknown>,
+  ): ErrorContext {
+    const platform = this.#orm.config.getPlatform();
+    return {
+      meta: plan.meta,
+      operation,
+      ...(values === undefined ? {} : { values }),
+      indexName: (table: string, columns: string[], kind: ConstraintKind) =>
+        platform.getIndexName(table, columns, kind),
+    };
   }
 
   /**
