@@ -56,7 +56,9 @@ export function bodyReader(options: BodyReaderOptions): (ctx: AppContext) => Pro
     const declared = Number(ctx.get('content-length') || '0');
     if (declared > options.limit) throw ApiError.payloadTooLarge(options.limit);
     if (!ctx.request.is(...accepted)) {
-      if (!ctx.request.type && declared === 0 && ctx.get('transfer-encoding') === '') {
+      // No body at all (`is()` answers null for any type then): a missing body, not a wrong type.
+      const type = ctx.request.type;
+      if ((!type || accepted.includes(type)) && declared === 0 && ctx.get('transfer-encoding') === '') {
         throw ApiError.validation([{ path: '', message: 'a JSON object body is required' }]);
       }
       throw ApiError.unsupportedMediaType(accepted);

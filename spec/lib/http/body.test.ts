@@ -1,0 +1,78 @@
+/**
+ * The JSON body reader's answers to requests that carry no body, sent over a raw socket so that
+ * the request is exactly what a client such as `curl -X POST -H 'content-type: application/json'`
+ * sends: no Content-Length, no Transfer-Encoding.
+ */
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import Koa from 'koa';
+import { bodyReader } from '../../../lib/http/body.js';
+import { problemMiddleware } from '../../../lib/http/problem-middleware.js';
+import type { AppContext, AppState } from '../../../lib/types.js';
+import { serve, type TestServer } from '../../support/http.js';
+
+const silent = { info() {}, warn() {}, error() {} };
+
+/** Sends one raw HTTP/1.1 request; the status line's code and the body. */
+async function rawRequest(url: string, head: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(url);
+  const text = await new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.end(`${head}\r\n\r\n`));
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+    });
+    socket.on('end', () => resolve(received));
+    socket.on('error', reject);
+  });
+  const [statusLine = '', ...rest] = text.split('\r\n');
+  return { status: Number(statusLine.split(' ')[1]), body: rest.join('\r\n').split('\r\n\r\n')[1] ?? '' };
+}
+
+describe('bodyReader: a request without a body', () => {
+  let server: TestServer;
+  before(async () => {
+    const koa = new Koa<AppState>();
+    const read = bodyReader({ limit: 1024 });
+    koa.use(problemMiddleware(silent));
+    koa.use(async (ctx: AppContext) => {
+      ctx.body = { received: await read(ctx) };
+    });
+    server = await serve(koa.callback());
+  });
+  after(() => server.close());
+
+  for (const [name, type] of [
+    ['declared as JSON', 'Content-Type: application/json\r\n'],
+    ['declared as JSON with a charset', 'Content-Type: application/json; charset=utf-8\r\n'],
+    ['with no Content-Type', ''],
+  ] as const) {
+    it(`${name}: 422, a JSON object body is required (not 415)`, async () => {
+      const answer = await rawRequest(
+        server.url,
+        `POST / HTTP/1.1\r\nHost: localhost\r\n${type}Connection: close`,
+      );
+      assert.equal(answer.status, 422, answer.body);
+      assert.match(answer.body, /a JSON object body is required/);
+    });
+  }
+
+  it('declared as another type: 415', async () => {
+    const answer = await rawRequest(
+      server.url,
+      'POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nConnection: close',
+    );
+    assert.equal(answer.status, 415, answer.body);
+  });
+
+  it('an empty body (Content-Length: 0) declared as JSON is an empty object, as before', async () => {
+    const answer = await rawRequest(
+      server.url,
+      'POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 0\r\nConnection: close',
+    );
+    assert.equal(answer.status, 200, answer.body);
+    assert.deepEqual(JSON.parse(answer.body), { received: {} });
+  });
+});
