@@ -97,6 +97,10 @@ export interface FieldDescription {
   readonly writable: boolean;
   /** Longest accepted string, in characters (`maxLength` in the schema). */
   readonly maxLength?: number;
+  /** Smallest value of an `integer` field (its column's bound, a safe integer); -2147483648 when absent. */
+  readonly minimum?: number;
+  /** Largest value of an `integer` field (its column's bound, a safe integer); 2147483647 when absent. */
+  readonly maximum?: number;
   /** The accepted values of an `enum` field. */
   readonly enumValues?: readonly (string | number)[];
   /** Set when the field is a many-to-one relation; its JSON value is the target's key. */

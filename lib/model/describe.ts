@@ -4,6 +4,7 @@
  * gives the same result.
  */
 import { ConfigurationError } from '../errors.js';
+import { INT32_MAX, INT32_MIN } from '../schema/model-schemas.js';
 import type { FieldDescription, ModelClass, ModelDescription } from '../types.js';
 import { explicitTableName, protectedFieldsOf } from './framework-model.js';
 import { defaultTableName } from './table-name.js';
@@ -68,6 +69,26 @@ function checkShape(field: FieldFacts, where: string): void {
   if (field.type !== 'array' && field.itemType !== undefined) {
     throw new ConfigurationError(
       `${where}: only an array field has an item type (this one is ${field.type}).`,
+    );
+  }
+  checkRange(field, where);
+}
+
+/** An integer field's range: safe integers, in order (JSON numbers beyond 2^53 are not exact). */
+function checkRange(field: FieldFacts, where: string): void {
+  if (field.minimum === undefined && field.maximum === undefined) return;
+  if (field.type !== 'integer') {
+    throw new ConfigurationError(
+      `${where}: only an integer field has a minimum or maximum (this one is ${field.type}).`,
+    );
+  }
+  const bounds = [field.minimum, field.maximum].filter((bound) => bound !== undefined);
+  if (
+    !bounds.every((bound) => Number.isSafeInteger(bound)) ||
+    (field.minimum ?? INT32_MIN) > (field.maximum ?? INT32_MAX)
+  ) {
+    throw new ConfigurationError(
+      `${where}: minimum and maximum must be safe integers with minimum <= maximum (got ${field.minimum} and ${field.maximum}).`,
     );
   }
 }

@@ -3,11 +3,12 @@
  * (or `undefined` for ids) for text that is not a value of that field.
  */
 import { ApiError } from '../errors.js';
+import { INT32_MAX, INT32_MIN } from '../schema/model-schemas.js';
 import type { FieldDescription, FieldType, RecordId } from '../types.js';
 
-const INT32 = { min: -2147483648, max: 2147483647 };
 const PATTERNS: Partial<Record<FieldType, RegExp>> = {
-  integer: /^-?\d{1,10}$/,
+  // Up to the 16 digits of a safe integer; the field's range decides the rest.
+  integer: /^-?\d{1,16}$/,
   bigint: /^-?\d{1,19}$/,
   decimal: /^-?\d{1,30}(\.\d{1,30})?$/,
   number: /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/,
@@ -25,8 +26,11 @@ export function parseFieldText(field: FieldDescription, raw: string): unknown {
   if (pattern !== undefined && !pattern.test(raw)) return undefined;
   switch (field.type) {
     case 'integer': {
+      // The field's range, as in the body schema: a number its column cannot hold is no value of it.
       const value = Number(raw);
-      return value >= INT32.min && value <= INT32.max ? value : undefined;
+      return value >= (field.minimum ?? INT32_MIN) && value <= (field.maximum ?? INT32_MAX)
+        ? value
+        : undefined;
     }
     case 'bigint': {
       const value = BigInt(raw);

@@ -17,7 +17,7 @@ export interface WriteSchemaOptions {
   readonly extraRequired?: readonly string[];
 }
 
-/** Bounds of a 32-bit signed integer column, the common `integer` of SQL databases. */
+/** Lower bound of a 32-bit signed integer column, the common `integer` of SQL databases (the default range). */
 export const INT32_MIN = -2147483648;
 /** Upper bound of a 32-bit signed integer column. */
 export const INT32_MAX = 2147483647;
@@ -60,7 +60,8 @@ function kindSchema(field: FieldDescription, mode: SchemaMode): JsonSchema {
     case 'uuid':
       return { type: 'string', format: 'uuid' };
     case 'integer':
-      return { type: 'integer', minimum: INT32_MIN, maximum: INT32_MAX };
+      // The column's own range when the adapter knows it (an unsigned or a small integer column).
+      return { type: 'integer', minimum: field.minimum ?? INT32_MIN, maximum: field.maximum ?? INT32_MAX };
     case 'bigint':
       return {
         type: 'string',

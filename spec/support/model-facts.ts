@@ -31,6 +31,8 @@ export function describeFields(model: ModelClass, fields: Record<string, FieldIn
       generated: field.generated ?? false,
       ...(field.default === undefined ? {} : { default: field.default }),
       ...(field.maxLength === undefined ? {} : { maxLength: field.maxLength }),
+      ...(field.minimum === undefined ? {} : { minimum: field.minimum }),
+      ...(field.maximum === undefined ? {} : { maximum: field.maximum }),
       ...(field.enumValues === undefined ? {} : { enumValues: field.enumValues }),
       ...(field.relation === undefined ? {} : { relation: field.relation }),
     })),

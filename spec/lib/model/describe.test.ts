@@ -138,6 +138,12 @@ describe('buildModelDescription: embedded objects, arrays, computed and lazy fie
     assert.equal(forced.fieldsByName.get('spot')?.queryable, false);
   });
 
+  it("keeps an integer field's range as the adapter gives it", () => {
+    const gauge = describeFields(Person, { level: { type: 'integer', minimum: 0, maximum: 4294967295 } });
+    assert.equal(gauge.fieldsByName.get('level')?.minimum, 0);
+    assert.equal(gauge.fieldsByName.get('level')?.maximum, 4294967295);
+  });
+
   it('keeps lazy and item types as the adapter gives them', () => {
     assert.equal(place.fieldsByName.get('description')?.lazy, true);
     assert.equal(place.fieldsByName.get('ratings')?.itemType, 'integer');
@@ -169,6 +175,12 @@ describe('buildModelDescription: embedded objects, arrays, computed and lazy fie
     );
     refuses([field('name', 'string', { fields: [field('a', 'string')] })], /only an object field has nested/);
     refuses([field('name', 'string', { itemType: 'string' })], /only an array field has an item type/);
+    refuses([field('name', 'string', { maximum: 10 })], /Person\.name: only an integer field has a minimum/);
+    refuses([field('n', 'integer', { minimum: 5, maximum: 4 })], /Person\.n: minimum and maximum must be/);
+    refuses([field('n', 'integer', { maximum: 2 ** 53 })], /Person\.n: minimum and maximum must be safe/);
+    refuses([field('n', 'integer', { minimum: 0.5 })], /Person\.n: minimum and maximum must be safe/);
+    // Only a minimum: the default maximum (2147483647) still bounds it.
+    refuses([field('n', 'integer', { minimum: 3_000_000_000 })], /Person\.n: minimum and maximum/);
     assert.throws(
       () =>
         buildModelDescription({

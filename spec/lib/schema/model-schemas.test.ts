@@ -12,6 +12,7 @@ import {
   updateSchema,
 } from '../../../lib/schema/model-schemas.js';
 import type { ModelDescription } from '../../../lib/types.js';
+import { describeFields } from '../../support/model-facts.js';
 import {
   gadgetDescription,
   personDescription,
@@ -60,6 +61,21 @@ describe('fieldValueSchema', () => {
 
   it('integer: within int32', () => {
     accepts(person, 'age', [0, -2147483648, 2147483647, 18], [2147483648, -2147483649, 1.5, '18', null]);
+  });
+
+  it("integer: the column's own range when the adapter gives one, in every schema", () => {
+    class Gauge {}
+    const gauge = describeFields(Gauge, {
+      unsigned: { type: 'integer', minimum: 0, maximum: 4294967295 },
+      small: { type: 'integer', minimum: -32768, maximum: 32767, nullable: true },
+    });
+    accepts(gauge, 'unsigned', [0, 3000000000, 4294967295], [-1, 4294967296, 1.5]);
+    accepts(gauge, 'small', [-32768, 32767, null], [-32769, 32768, 40000]);
+    for (const schema of [readSchema(gauge), createSchema(gauge), updateSchema(gauge)]) {
+      const small = schema.properties?.small;
+      assert.deepEqual([small?.minimum, small?.maximum], [-32768, 32767]);
+      assert.deepEqual(small?.type, ['integer', 'null']);
+    }
   });
 
   it('bigint: a decimal string, nullable', () => {

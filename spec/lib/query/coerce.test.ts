@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ApiError } from '../../../lib/errors.js';
+import { coerceId, coerceQueryValue, parseFieldText } from '../../../lib/query/coerce.js';
+import type { FieldDescription } from '../../../lib/types.js';
+import { field } from '../openapi/fixtures.js';
+
+const plain = field('n', 'integer') as FieldDescription;
+const unsigned = field('n', 'integer', { minimum: 0, maximum: 4294967295 }) as FieldDescription;
+const small = field('n', 'integer', { minimum: -32768, maximum: 32767 }) as FieldDescription;
+
+describe('parseFieldText: integers', () => {
+  it('holds a field without a range to the signed 32-bit range', () => {
+    assert.equal(parseFieldText(plain, '-2147483648'), -2147483648);
+    assert.equal(parseFieldText(plain, '2147483647'), 2147483647);
+    assert.equal(parseFieldText(plain, '2147483648'), undefined);
+    assert.equal(parseFieldText(plain, '-2147483649'), undefined);
+  });
+
+  it("uses the field's own range: an unsigned column's large values, a smallint's narrow one", () => {
+    assert.equal(parseFieldText(unsigned, '3000000000'), 3000000000);
+    assert.equal(parseFieldText(unsigned, '4294967295'), 4294967295);
+    assert.equal(parseFieldText(unsigned, '4294967296'), undefined);
+    assert.equal(parseFieldText(unsigned, '-1'), undefined);
+    assert.equal(parseFieldText(small, '32767'), 32767);
+    assert.equal(parseFieldText(small, '40000'), undefined);
+  });
+
+  it('refuses text that is no integer, and more digits than a safe integer has', () => {
+    for (const raw of ['1.5', '1e3', ' 1', '', '-', '0x10', '12345678901234567'])
+      assert.equal(
+        parseFieldText(field('n', 'integer', { minimum: 0, maximum: 2 ** 53 - 1 }) as FieldDescription, raw),
+        undefined,
+        raw,
+      );
+  });
+
+  it('a filter value past the range is a 400; an id past it names no record', () => {
+    assert.throws(
+      () => coerceQueryValue(small, '40000', 'filter[n]'),
+      (error: unknown) => error instanceof ApiError && error.status === 400,
+    );
+    assert.equal(coerceId(unsigned, '4294967296'), undefined);
+    assert.equal(coerceId(unsigned, '4294967295'), 4294967295);
+  });
+});
