@@ -13,6 +13,7 @@ import {
   type IDatabaseDriver,
   type MikroORM,
   MongoNamingStrategy,
+  type Platform,
   ReferenceKind,
   Type,
   UnderscoreNamingStrategy,
@@ -23,7 +24,7 @@ import { explicitTableName, mixinFieldsOf } from '../../lib/model/framework-mode
 import { defaultTableName } from '../../lib/model/table-name.js';
 import type { FieldDescription, FieldType, ModelClass } from '../../lib/types.js';
 import { declaredTableName, omittedWhenDeclared } from './conventions.js';
-import { fieldTypeOf } from './field-types.js';
+import { fieldTypeOf, integerRangeOf } from './field-types.js';
 
 /** A MikroORM instance with any SQL or other driver and any entity list. */
 export type AnyMikroORM = MikroORM<
@@ -202,12 +203,16 @@ function isArrayProperty(prop: EntityProperty): boolean {
   return prop.customType instanceof ArrayType || (prop.array === true && prop.kind === ReferenceKind.SCALAR);
 }
 
-/** The facts of one property; embedded values carry their own fields. */
+/**
+ * The facts of one property; embedded values carry their own fields. `columns` is the platform of
+ * the property's column; absent for a value stored inside JSON (an `object: true` embeddable).
+ */
 function fieldFacts(
   meta: EntityMetadata,
   prop: EntityProperty,
   initial: Record<string, unknown>,
   varcharLength: number,
+  columns?: Platform,
 ): FieldFacts {
   const isRelation = prop.kind === ReferenceKind.MANY_TO_ONE || prop.kind === ReferenceKind.ONE_TO_ONE;
   const computed = isComputed(meta, prop);
@@ -219,7 +224,7 @@ function fieldFacts(
     ({ type, relation } = relationFacts(meta, prop));
   } else if (prop.kind === ReferenceKind.EMBEDDED) {
     type = 'object';
-    nested = embeddedFields(meta, prop, varcharLength);
+    nested = embeddedFields(meta, prop, varcharLength, prop.object === true ? undefined : columns);
   } else if (isArrayProperty(prop)) {
     type = 'array';
     itemType = itemTypeOf(prop);
@@ -241,6 +246,9 @@ function fieldFacts(
     prop.defaultRaw !== undefined ||
     prop.version === true;
   const getter = prop.persist === false && prop.formula === undefined && !isDiscriminator(meta, prop);
+  // The column's own range (unsigned, small integers); a computed value has no column.
+  const range =
+    type === 'integer' && !computed && columns !== undefined ? integerRangeOf(prop, columns) : undefined;
   const field: FieldFacts = {
     name: jsonNameOf(prop),
     type,
@@ -263,6 +271,7 @@ function fieldFacts(
       ? { maxLength: prop.length && prop.length > 0 ? prop.length : varcharLength }
       : {}),
     ...(type === 'enum' && prop.items !== undefined ? { enumValues: Object.freeze([...prop.items]) } : {}),
+    ...range,
     ...(relation === undefined ? {} : { relation }),
     ...(nested === undefined ? {} : { fields: nested }),
     ...(itemType === undefined ? {} : { itemType }),
@@ -275,6 +284,7 @@ function embeddedFields(
   meta: EntityMetadata,
   prop: EntityProperty,
   varcharLength: number,
+  columns: Platform | undefined,
 ): FieldDescription[] {
   const target = prop.targetMeta;
   if (prop.array === true || target === undefined || (target.polymorphs?.length ?? 0) > 0) {
@@ -287,7 +297,7 @@ function embeddedFields(
     .map((name) => target.properties[name as keyof typeof target.properties] as EntityProperty)
     .filter((child) => child !== undefined)
     .map((child) => {
-      const facts = fieldFacts(target, child, initial, varcharLength);
+      const facts = fieldFacts(target, child, initial, varcharLength, columns);
       const writable = facts.writable ?? true;
       return { ...facts, primary: false, writable } as FieldDescription;
     });
@@ -351,7 +361,7 @@ export function modelFacts(orm: AnyMikroORM, model: ModelClass): ModelFacts {
     table,
     primaryKeys,
     fields: servedProperties(meta).map((prop) =>
-      fieldFacts(meta, prop, initial, orm.em.getPlatform().getDefaultVarcharLength()),
+      fieldFacts(meta, prop, initial, orm.em.getPlatform().getDefaultVarcharLength(), orm.em.getPlatform()),
     ),
   };
 }

@@ -13,6 +13,7 @@ import {
   IntegerType,
   JsonType,
   MediumIntType,
+  type Platform,
   SmallIntType,
   StringType,
   TextType,
@@ -22,7 +23,8 @@ import {
   types,
   UuidType,
 } from '@mikro-orm/core';
-import type { FieldType } from '../../lib/types.js';
+import type { FieldDescription, FieldType } from '../../lib/types.js';
+import { dialectOf } from './dialect.js';
 
 // Order matters only for subclasses; MikroORM's types do not extend each other.
 const BY_CUSTOM_TYPE: readonly [abstract new (...args: never[]) => Type<unknown, unknown>, FieldType][] = [
@@ -125,4 +127,64 @@ export function isUserType(prop: EntityProperty): boolean {
 export function hasBuiltInType(prop: EntityProperty): boolean {
   const custom = prop.customType;
   return custom === undefined || BUILT_IN_TYPES.has(custom.constructor);
+}
+
+/** The range of values an integer column holds. */
+export type IntegerRange = Required<Pick<FieldDescription, 'minimum' | 'maximum'>>;
+
+const INT16: IntegerRange = { minimum: -32768, maximum: 32767 };
+const INT32: IntegerRange = { minimum: -2147483648, maximum: 2147483647 };
+
+/** PostgreSQL's integer columns (MikroORM makes `tinyint` a smallint there). */
+const POSTGRESQL_RANGES: Readonly<Record<string, IntegerRange>> = {
+  smallint: INT16,
+  int2: INT16,
+  smallserial: INT16,
+  int: INT32,
+  integer: INT32,
+  int4: INT32,
+  serial: INT32,
+  serial4: INT32,
+};
+
+/** MySQL/MariaDB integer columns: [signed, unsigned]. */
+const MYSQL_RANGES: Readonly<Record<string, readonly [IntegerRange, IntegerRange]>> = {
+  tinyint: [
+    { minimum: -128, maximum: 127 },
+    { minimum: 0, maximum: 255 },
+  ],
+  smallint: [INT16, { minimum: 0, maximum: 65535 }],
+  mediumint: [
+    { minimum: -8388608, maximum: 8388607 },
+    { minimum: 0, maximum: 16777215 },
+  ],
+  int: [INT32, { minimum: 0, maximum: 4294967295 }],
+  integer: [INT32, { minimum: 0, maximum: 4294967295 }],
+};
+
+/**
+ * The range of the column MikroORM maps an integer property to on this platform: its column type
+ * (the user's `columnType` when given) and, on MySQL/MariaDB, `unsigned` (MikroORM makes numeric
+ * primary keys and the foreign keys to them unsigned there). Undefined where the database does not
+ * bound the column (SQLite stores any 64-bit integer whatever the declared type) or the type is
+ * not one of these.
+ */
+export function integerRangeOf(prop: EntityProperty, platform: Platform): IntegerRange | undefined {
+  const column = /^\s*([a-z0-9]+)\s*(?:\(\s*\d+\s*\))?((?:\s+(?:unsigned|signed|zerofill))*)\s*$/i.exec(
+    prop.columnTypes?.[0] ?? '',
+  );
+  if (column === null) return undefined;
+  const base = (column[1] as string).toLowerCase();
+  switch (dialectOf(platform)) {
+    case 'postgresql':
+      return POSTGRESQL_RANGES[base];
+    case 'mysql': {
+      const ranges = MYSQL_RANGES[base];
+      // `zerofill` implies unsigned; MikroORM adds `unsigned` to the column when the property says so.
+      const unsigned = /unsigned|zerofill/i.test(column[2] ?? '') || prop.unsigned === true;
+      return ranges?.[unsigned ? 1 : 0];
+    }
+    default:
+      return undefined;
+  }
 }
