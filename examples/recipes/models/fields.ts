@@ -36,7 +36,7 @@ export class Product extends FrameworkModel {
   weight?: number | null;
 
   @Property({ type: 'decimal', precision: 10, scale: 2 })
-  price!: string; // a string in JSON: no precision is lost
+  price!: string; // a string in JSON: no JSON parser rounds it
 
   @Property({ type: 'boolean', default: true })
   available!: boolean & Opt;
