@@ -6,7 +6,8 @@
 import { DriverException, ValidationError } from '@mikro-orm/core';
 import { ApiError } from '../../lib/errors.js';
 import type { AnyMikroORM } from './describe.js';
-import { type ConstraintKind, type ErrorContext, isConnectionError, toApiError } from './errors.js';
+import type { ConstraintKind, ErrorContext } from './error-context.js';
+import { isConnectionError, toApiError } from './errors.js';
 import type { ModelPlan } from './plan.js';
 
 /** Whether a key (or a filter value) the column cannot hold made the statement fail (a malformed UUID on PostgreSQL). */
