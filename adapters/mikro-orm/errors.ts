@@ -51,6 +51,10 @@ const CONNECTION_CODES = new Set([
   // idle_session_timeout ended the connection (PostgreSQL 14+).
   '57P05',
   '53300',
+  // The database is gone (dropped, or not yet restored): PostgreSQL's 3D000 on a new connection,
+  // MariaDB/MySQL's ER_BAD_DB_ERROR. No request can succeed until it is back.
+  '3D000',
+  'ER_BAD_DB_ERROR',
   // A read-only server: a standby, or a primary being demoted during a failover.
   '25006',
   'SQLITE_BUSY',
