@@ -45,7 +45,8 @@ const MIKRO_ORM_STRATEGIES: ReadonlySet<unknown> = new Set([
 /**
  * The properties the core serves, as MikroORM's serializer shows them: scalars (stored, formulas,
  * getters and other `persist: false` values), embedded values (not their flattened columns) and
- * owning to-one relations. Collections and inverse sides are not part of a record.
+ * to-one relations, owning or inverse (MikroORM joins an inverse one-to-one's owner on every load
+ * and serializes its key). Collections are not part of a record.
  */
 export function servedProperties(meta: EntityMetadata): EntityProperty[] {
   return meta.props.filter((prop) => {
@@ -55,14 +56,23 @@ export function servedProperties(meta: EntityMetadata): EntityProperty[] {
     // The root of a single-table hierarchy is served with its own fields; each subclass has its route.
     if (prop.inherited === true && meta.root === meta && meta.discriminatorMap !== undefined) return false;
     if (prop.kind === ReferenceKind.SCALAR || prop.kind === ReferenceKind.EMBEDDED) return true;
-    return prop.kind === ReferenceKind.MANY_TO_ONE || (prop.kind === ReferenceKind.ONE_TO_ONE && prop.owner);
+    return prop.kind === ReferenceKind.MANY_TO_ONE || prop.kind === ReferenceKind.ONE_TO_ONE;
   });
+}
+
+/** Whether the property is the inverse side of a one-to-one: its key lives in the other table. */
+export function isInverseOneToOne(prop: EntityProperty): boolean {
+  return prop.kind === ReferenceKind.ONE_TO_ONE && prop.owner !== true;
 }
 
 /** The properties stored in the entity's own table (no formulas, getters or embedded values). */
 export function storedProperties(meta: EntityMetadata): EntityProperty[] {
   return servedProperties(meta).filter(
-    (prop) => prop.persist !== false && prop.formula === undefined && prop.kind !== ReferenceKind.EMBEDDED,
+    (prop) =>
+      prop.persist !== false &&
+      prop.formula === undefined &&
+      prop.kind !== ReferenceKind.EMBEDDED &&
+      !isInverseOneToOne(prop),
   );
 }
 
@@ -215,12 +225,17 @@ function fieldFacts(
   columns?: Platform,
 ): FieldFacts {
   const isRelation = prop.kind === ReferenceKind.MANY_TO_ONE || prop.kind === ReferenceKind.ONE_TO_ONE;
-  const computed = isComputed(meta, prop);
+  // An inverse one-to-one is read-only, like a computed value: MikroORM writes the owning side.
+  const inverse = isInverseOneToOne(prop);
+  const computed = isComputed(meta, prop) || inverse;
   let type: FieldType;
   let relation: FieldDescription['relation'];
   let nested: FieldDescription[] | undefined;
   let itemType: FieldDescription['itemType'];
-  if (isRelation) {
+  if (inverse) {
+    // The owner's key, served as MikroORM serializes it; not a relation the core filters or embeds.
+    ({ type } = relationFacts(meta, prop));
+  } else if (isRelation) {
     ({ type, relation } = relationFacts(meta, prop));
   } else if (prop.kind === ReferenceKind.EMBEDDED) {
     type = 'object';
@@ -263,7 +278,7 @@ function fieldFacts(
     ...(prop.generated !== undefined || prop.version === true || computed ? { writable: false } : {}),
     ...(computed ? { computed: true } : {}),
     ...(prop.lazy === true ? { lazy: true } : {}),
-    ...(getter || type === 'object' || type === 'array' ? { queryable: false } : {}),
+    ...(getter || inverse || type === 'object' || type === 'array' ? { queryable: false } : {}),
     ...(defaultValue === undefined ? {} : { default: defaultValue }),
     // Servers make a string without a length varchar(255); SQLite gets the same limit so that the
     // API (validation, OpenAPI) does not depend on the database.

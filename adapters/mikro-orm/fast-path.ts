@@ -77,7 +77,9 @@ export function fastPathObstacle(orm: AnyMikroORM, plan: FastPathCandidate): str
   if (serialization?.forceObject === true) return 'serialization.forceObject';
   for (const prop of meta.props) {
     if (prop.kind === ReferenceKind.ONE_TO_MANY || prop.kind === ReferenceKind.MANY_TO_MANY) continue;
-    if (prop.kind === ReferenceKind.ONE_TO_ONE && !prop.owner) continue;
+    // Its key is in the owner's table: MikroORM joins it on every load, the fast path does not.
+    if (prop.kind === ReferenceKind.ONE_TO_ONE && !prop.owner)
+      return `${meta.className}.${prop.name} is an inverse one-to-one`;
     const obstacle = propertyObstacle(meta, prop);
     if (obstacle !== undefined) return obstacle;
   }

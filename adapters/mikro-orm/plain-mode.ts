@@ -18,7 +18,7 @@ import {
 } from '@mikro-orm/core';
 import { ApiError } from '../../lib/errors.js';
 import type { ListQuery, ListResult, RawRecord } from '../../lib/types.js';
-import type { AnyMikroORM } from './describe.js';
+import { type AnyMikroORM, isInverseOneToOne } from './describe.js';
 import { type AdapterFailures, isMalformedKey } from './failures.js';
 import { hasBuiltInType } from './field-types.js';
 import type { FieldPlan, ModelPlan } from './plan.js';
@@ -197,6 +197,8 @@ export class PlainPath {
     // A collection loaded in this session (written, or populated for a write) is no part of a record.
     for (const name of shape.collections) if (name in record) delete record[name];
     for (const field of shape.hidden) record[field.field.name] = hiddenValue(field.prop, entity, this.#orm);
+    // An inverse one-to-one: the owner's key, or null (none, or MikroORM did not load it).
+    for (const field of shape.inverse) record[field.field.name] = hiddenValue(field.prop, entity, this.#orm);
     for (const field of shape.references) {
       // A related entity loaded in the same session (the caller, after `populateAfterFlush`) would
       // serialize whole: a many-to-one is always its key here. A number is already the key.
@@ -372,6 +374,8 @@ interface RecordShape {
   readonly hidden: readonly FieldPlan[];
   /** Visible many-to-one and one-to-one fields, always sent as the target's key. */
   readonly references: readonly FieldPlan[];
+  /** Visible inverse one-to-one fields: the owning record's key, or null. */
+  readonly inverse: readonly FieldPlan[];
   /** The bigint columns SQLite may hand over rounded, which `#exact` reads again (none elsewhere). */
   readonly wide: readonly FieldPlan[];
 }
@@ -388,6 +392,7 @@ function recordShape(plan: ModelPlan): RecordShape {
         .map((prop) => prop.serializedName ?? prop.name),
       hidden: plan.fields.filter((field) => field.field.hidden === true),
       references: plan.fields.filter((field) => !field.field.hidden && field.field.relation !== undefined),
+      inverse: plan.fields.filter((field) => !field.field.hidden && isInverseOneToOne(field.prop)),
       wide:
         plan.dialect !== 'sqlite'
           ? []
