@@ -217,6 +217,7 @@ export function encodeData(plan: ModelPlan, data: Readonly<RawRecord>): Record<s
     const field = plan.byName.get(name);
     // Computed values (formulas, getters, the inheritance discriminator) belong to the ORM.
     if (field === undefined || value === undefined || field.field.computed === true) continue;
+    if (field.field.type === 'bigint') checkBigintRange(plan, field, name, value);
     try {
       encoded[field.prop.name] = field.encode(value);
     } catch {
@@ -225,6 +226,31 @@ export function encodeData(plan: ModelPlan, data: Readonly<RawRecord>): Record<s
     }
   }
   return encoded;
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/**
+ * A 64-bit column holds no more: PostgreSQL and MariaDB refuse a larger value, but SQLite would
+ * store it as a floating-point REAL (`1.0e+20`), a changed value. Refused alike everywhere, with
+ * MariaDB's unsigned bigint taking up to 2^64 - 1.
+ */
+function checkBigintRange(plan: ModelPlan, field: FieldPlan, name: string, value: unknown): void {
+  if (value === null || (typeof value !== 'string' && typeof value !== 'bigint' && typeof value !== 'number'))
+    return;
+  let n: bigint;
+  try {
+    n = BigInt(value);
+  } catch {
+    return;
+  }
+  const keyProp = field.prop.targetMeta?.getPrimaryProps()[0] ?? field.prop;
+  const unsigned = plan.dialect === 'mysql' && keyProp.unsigned === true;
+  const [min, max] = unsigned ? [0n, UINT64_MAX] : [INT64_MIN, INT64_MAX];
+  if (n < min || n > max)
+    throw ApiError.validation([{ path: name, message: `must be between ${min} and ${max}` }]);
 }
 
 /**

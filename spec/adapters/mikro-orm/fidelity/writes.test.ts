@@ -56,6 +56,25 @@ function createdId(answer: { status: number; headers: Headers; body: unknown }, 
 }
 
 await describeFidelity('MikroORM fidelity: writes', (env) => {
+  it('a bigint beyond 64 bits is a 422 naming it on every database (SQLite would store a REAL)', async () => {
+    const carrier = await carrierId(env());
+    for (const serial of ['9223372036854775808', '-9223372036854775809', '99999999999999999999']) {
+      const answer = await env().send('POST', routeOf(Shipment), { ...shipmentBody(carrier), serial });
+      assert.equal(answer.status, 422, JSON.stringify(answer.body));
+      const errors = (answer.body as { errors: { path: string }[] }).errors;
+      assert.deepEqual(
+        errors.map((error) => error.path),
+        ['serial'],
+      );
+    }
+    const edge = await env().send('POST', routeOf(Shipment), {
+      ...shipmentBody(carrier),
+      code: 'edge',
+      serial: '9223372036854775807',
+    });
+    assert.equal(edge.status, 201, JSON.stringify(edge.body));
+  });
+
   it("POST stores every feature as meant and answers with MikroORM's serialization of the row", async () => {
     const carrier = await carrierId(env());
     const answer = await env().send('POST', routeOf(Shipment), {
