@@ -103,6 +103,25 @@ function keepAccepted(
   return clean;
 }
 
+// In a `u` regular expression a surrogate pair is one code point: only a lone half is in `Cs`.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * Strings holding a lone UTF-16 surrogate (`"\ud800"` is valid JSON): no database stores one, so
+ * each would store U+FFFD instead, a changed value (PostgreSQL's jsonb refuses it outright).
+ */
+function illFormedText(value: unknown, path: string): FieldError[] {
+  if (typeof value === 'string')
+    return LONE_SURROGATE.test(value)
+      ? [{ path, message: 'must be well-formed Unicode text (a lone surrogate)' }]
+      : [];
+  if (Array.isArray(value)) return value.flatMap((item, i) => illFormedText(item, `${path}[${i}]`));
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, inner]) =>
+    illFormedText(inner, path === '' ? key : `${path}.${key}`),
+  );
+}
+
 /** Compiles a validator; calling it returns a clean copy of the writable input or throws a 422 `ApiError`. */
 export function compileWriteValidator(
   model: ModelDescription,
@@ -136,7 +155,7 @@ export function compileWriteValidator(
     const refused: FieldError[] = [];
     const clean = keepAccepted(body, plan, options.strict, '', refused);
     const errors = validate(clean) ? [] : (validate.errors ?? []).map(toFieldError);
-    const all = onePerField([...refused, ...errors]);
+    const all = onePerField([...refused, ...errors, ...illFormedText(clean, '')]);
     if (all.length > 0) throw ApiError.validation(all);
     return clean;
   };

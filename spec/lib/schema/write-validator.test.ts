@@ -65,6 +65,16 @@ describe('compileWriteValidator', () => {
     assert.deepEqual(missing, [{ path: 'username', message: 'is required' }]);
   });
 
+  it('refuses a string holding a lone surrogate (stored as U+FFFD otherwise), accepts surrogate pairs', () => {
+    const body = JSON.parse('{"username":"ann\\ud800"}') as Record<string, unknown>;
+    assert.deepEqual(
+      problems(() => create(body)),
+      [{ path: 'username', message: 'must be well-formed Unicode text (a lone surrogate)' }],
+    );
+    assert.equal(problems(() => update(JSON.parse('{"username":"\\udc00x"}')))[0]?.path, 'username');
+    assert.deepEqual(create({ username: 'ann 😀' }), { username: 'ann 😀' });
+  });
+
   it('accepts partial updates and refuses non-objects', () => {
     assert.deepEqual(update({ age: 30 }), { age: 30 });
     assert.deepEqual(update({}), {});
