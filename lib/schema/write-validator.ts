@@ -107,19 +107,28 @@ function keepAccepted(
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
- * Strings holding a lone UTF-16 surrogate (`"\ud800"` is valid JSON): no database stores one, so
- * each would store U+FFFD instead, a changed value (PostgreSQL's jsonb refuses it outright).
+ * The fields whose value holds a string with a lone UTF-16 surrogate (`"\ud800"` is valid JSON):
+ * no database stores one, so each would store U+FFFD instead, a changed value (PostgreSQL's jsonb
+ * refuses it outright). Iterative, so that a deeply nested JSON value cannot exhaust the stack.
  */
-function illFormedText(value: unknown, path: string): FieldError[] {
-  if (typeof value === 'string')
-    return LONE_SURROGATE.test(value)
-      ? [{ path, message: 'must be well-formed Unicode text (a lone surrogate)' }]
-      : [];
-  if (Array.isArray(value)) return value.flatMap((item, i) => illFormedText(item, `${path}[${i}]`));
-  if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([key, inner]) =>
-    illFormedText(inner, path === '' ? key : `${path}.${key}`),
-  );
+function illFormedText(body: Record<string, unknown>): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const [field, value] of Object.entries(body)) {
+    const pending: unknown[] = [value];
+    while (pending.length > 0) {
+      const next = pending.pop();
+      if (typeof next === 'string') {
+        if (LONE_SURROGATE.test(next)) {
+          errors.push({ path: field, message: 'must be well-formed Unicode text (a lone surrogate)' });
+          break;
+        }
+      } else if (next !== null && typeof next === 'object') {
+        // One push per item: spreading a 500 000-item array would overflow the call's arguments.
+        for (const item of Array.isArray(next) ? next : Object.values(next)) pending.push(item);
+      }
+    }
+  }
+  return errors;
 }
 
 /** Compiles a validator; calling it returns a clean copy of the writable input or throws a 422 `ApiError`. */
@@ -155,7 +164,7 @@ export function compileWriteValidator(
     const refused: FieldError[] = [];
     const clean = keepAccepted(body, plan, options.strict, '', refused);
     const errors = validate(clean) ? [] : (validate.errors ?? []).map(toFieldError);
-    const all = onePerField([...refused, ...errors, ...illFormedText(clean, '')]);
+    const all = onePerField([...refused, ...errors, ...illFormedText(clean)]);
     if (all.length > 0) throw ApiError.validation(all);
     return clean;
   };
