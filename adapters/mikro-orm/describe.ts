@@ -343,7 +343,7 @@ function checkedTable(orm: AnyMikroORM, meta: EntityMetadata, model: ModelClass)
   const rule = defaultTableName(meta.className);
   if (derived && builtIn && meta.tableName !== rule) {
     throw new ConfigurationError(
-      `${meta.className} maps to the table "${meta.tableName}", but koa-model-api names it "${rule}". ${fix}, or give the entity an explicit tableName.`,
+      `${meta.className} maps to the table "${meta.tableName}" by MikroORM's ${strategy.constructor.name}, but koa-model-api names it "${rule}" (its routes' path). Give the entity an explicit tableName, or build the ORM with mikroOrmOptions({...}) (or MikroOrmAdapter.connect()) without a namingStrategy of your own: it then installs koa-model-api's, with its discovery hook.`,
     );
   }
   return meta.tableName;

@@ -3,7 +3,7 @@
  * on the plain path and the fast path: a key the column cannot hold identifies no row, MikroORM's
  * own validation is a 422, database errors go through errors.ts.
  */
-import { DriverException, ValidationError } from '@mikro-orm/core';
+import { DriverException, OptimisticLockError, ValidationError } from '@mikro-orm/core';
 import { ApiError } from '../../lib/errors.js';
 import type { AnyMikroORM } from './describe.js';
 import type { ConstraintKind, ErrorContext } from './error-context.js';
@@ -36,6 +36,12 @@ export class AdapterFailures {
 
   /** The error of a failed insert or update of these (property-named) values. */
   write(error: unknown, plan: ModelPlan, values: Record<string, unknown>): unknown {
+    // A versioned row changed since this request loaded it: the client's view is stale (MikroORM's
+    // OptimisticLockError extends ValidationError, which is no fault of the values).
+    if (error instanceof OptimisticLockError)
+      return ApiError.conflict(
+        'The record was changed by another request meanwhile; read it again and retry.',
+      );
     // MikroORM checks required properties and value types itself, before any SQL runs.
     if (error instanceof ValidationError) {
       const required = /^Value for \w+\.(\w+) is required/.exec(error.message);

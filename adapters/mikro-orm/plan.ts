@@ -2,7 +2,7 @@
  * The per-model plan the adapter builds once: the frozen description plus, for each field, the
  * MikroORM property, how to select it, and its value conversions in both directions.
  */
-import { type EntityMetadata, type EntityProperty, type Platform, raw } from '@mikro-orm/core';
+import { BigIntType, type EntityMetadata, type EntityProperty, type Platform, raw } from '@mikro-orm/core';
 import { ApiError, ConfigurationError } from '../../lib/errors.js';
 import { buildModelDescription } from '../../lib/model/describe.js';
 import type { FieldDescription, ModelClass, ModelDescription, RawRecord } from '../../lib/types.js';
@@ -217,7 +217,7 @@ export function encodeData(plan: ModelPlan, data: Readonly<RawRecord>): Record<s
     const field = plan.byName.get(name);
     // Computed values (formulas, getters, the inheritance discriminator) belong to the ORM.
     if (field === undefined || value === undefined || field.field.computed === true) continue;
-    if (field.field.type === 'bigint') checkBigintRange(plan, field, name, value);
+    if (isBigintColumn(field)) checkBigintRange(plan, field, name, value);
     try {
       encoded[field.prop.name] = field.encode(value);
     } catch {
@@ -226,6 +226,12 @@ export function encodeData(plan: ModelPlan, data: Readonly<RawRecord>): Record<s
     }
   }
   return encoded;
+}
+
+/** A 64-bit integer column, whatever JS form MikroORM gives its values (string, bigint, number). */
+function isBigintColumn(field: FieldPlan): boolean {
+  const keyProp = field.prop.targetMeta?.getPrimaryProps()[0] ?? field.prop;
+  return field.field.type === 'bigint' || keyProp.customType instanceof BigIntType;
 }
 
 const INT64_MIN = -(2n ** 63n);

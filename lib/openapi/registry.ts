@@ -42,7 +42,8 @@ export class OpenApiRegistry {
   readonly #operations: OperationDoc[] = [];
   readonly #securitySchemes: Record<string, SecuritySchemeObject> = {};
   readonly #schemas: Record<string, JsonSchema> = {};
-  readonly #routes = new Set<string>();
+  // Each documented route and what registered it (a model's router, or 'another router').
+  readonly #routes = new Map<string, string>();
   #document: Readonly<Record<string, unknown>> | undefined;
   #json: string | undefined;
 
@@ -60,7 +61,7 @@ export class OpenApiRegistry {
     });
     const collection = collectionPath(doc);
     const item = itemPath(doc);
-    this.#claim([
+    this.#claim(`the CrudRouter of ${doc.description.name}`, [
       ['get', collection],
       ['post', collection],
       ['get', item],
@@ -85,7 +86,7 @@ export class OpenApiRegistry {
     if (!op.path.startsWith('/')) {
       throw new ConfigurationError(`OpenAPI path "${op.path}" must start with "/".`);
     }
-    this.#claim([[op.method, op.path]]);
+    this.#claim('another router', [[op.method, op.path]]);
     this.#operations.push({ method: op.method, path: op.path, operation: structuredClone(op.operation) });
     this.#invalidate();
   }
@@ -130,13 +131,16 @@ export class OpenApiRegistry {
   }
 
   /** Refuses a route that is already documented (two routers would shadow each other). */
-  #claim(routes: readonly (readonly [string, string])[]): void {
+  #claim(owner: string, routes: readonly (readonly [string, string])[]): void {
     for (const [method, path] of routes) {
-      if (this.#routes.has(routeKey(method, path))) {
-        throw new ConfigurationError(`The route ${method.toUpperCase()} ${path} is registered twice.`);
+      const first = this.#routes.get(routeKey(method, path));
+      if (first !== undefined) {
+        throw new ConfigurationError(
+          `The route ${method.toUpperCase()} ${path} of ${owner} is already registered by ${first === owner ? 'an earlier registration of the same router' : first}. Give one of them its own prefix (new CrudRouter({ model, prefix: '/v2' })); subclasses of one single-table hierarchy share their table's name, hence their path.`,
+        );
       }
     }
-    for (const [method, path] of routes) this.#routes.add(routeKey(method, path));
+    for (const [method, path] of routes) this.#routes.set(routeKey(method, path), owner);
   }
 
   #invalidate(): void {

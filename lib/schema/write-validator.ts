@@ -107,22 +107,28 @@ function keepAccepted(
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
- * The fields whose value holds a string with a lone UTF-16 surrogate (`"\ud800"` is valid JSON):
- * no database stores one, so each would store U+FFFD instead, a changed value (PostgreSQL's jsonb
- * refuses it outright). Iterative, so that a deeply nested JSON value cannot exhaust the stack.
+ * The fields whose value holds what JSON parses but no column keeps: a string with a lone UTF-16
+ * surrogate (`"\ud800"`; each database would store U+FFFD, PostgreSQL's jsonb refuses it) or a
+ * number beyond a double (`1e400` parses to Infinity, which JSON writes back as null). Iterative,
+ * so that a deeply nested JSON value cannot exhaust the stack.
  */
-function illFormedText(body: Record<string, unknown>): FieldError[] {
+function unstorableValues(body: Record<string, unknown>): FieldError[] {
   const errors: FieldError[] = [];
   for (const [field, value] of Object.entries(body)) {
     const pending: unknown[] = [value];
     while (pending.length > 0) {
       const next = pending.pop();
-      if (typeof next === 'string') {
-        if (LONE_SURROGATE.test(next)) {
-          errors.push({ path: field, message: 'must be well-formed Unicode text (a lone surrogate)' });
-          break;
-        }
-      } else if (next !== null && typeof next === 'object') {
+      const message =
+        typeof next === 'string' && LONE_SURROGATE.test(next)
+          ? 'must be well-formed Unicode text (a lone surrogate)'
+          : typeof next === 'number' && !Number.isFinite(next)
+            ? 'must be a finite number'
+            : undefined;
+      if (message !== undefined) {
+        errors.push({ path: field, message });
+        break;
+      }
+      if (next !== null && typeof next === 'object') {
         // One push per item: spreading a 500 000-item array would overflow the call's arguments.
         for (const item of Array.isArray(next) ? next : Object.values(next)) pending.push(item);
       }
@@ -164,7 +170,7 @@ export function compileWriteValidator(
     const refused: FieldError[] = [];
     const clean = keepAccepted(body, plan, options.strict, '', refused);
     const errors = validate(clean) ? [] : (validate.errors ?? []).map(toFieldError);
-    const all = onePerField([...refused, ...errors, ...illFormedText(clean)]);
+    const all = onePerField([...refused, ...errors, ...unstorableValues(clean)]);
     if (all.length > 0) throw ApiError.validation(all);
     return clean;
   };

@@ -107,7 +107,7 @@ describe('new MikroOrmAdapter(orm) on an ORM built without mikroOrmOptions()', (
     const adapter = new MikroOrmAdapter(await orm({}));
     assert.throws(
       () => adapter.describe(fixtureModels.Gadget),
-      /Gadget maps to the table "gadget", but koa-model-api names it "gadgets"/,
+      /Gadget maps to the table "gadget" by MikroORM's UnderscoreNamingStrategy, but koa-model-api names it "gadgets".*explicit tableName.*without a namingStrategy of your own/,
     );
   });
 

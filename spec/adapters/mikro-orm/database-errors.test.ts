@@ -12,6 +12,7 @@ import {
   CheckConstraintViolationException,
   DriverException,
   type Opt,
+  OptimisticLockError,
   UniqueConstraintViolationException,
 } from '@mikro-orm/core';
 import { Check, Entity, Enum, OneToOne, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
@@ -292,6 +293,16 @@ describe('Database error wordings name the fields of the metadata', () => {
     assert.ok(error instanceof ApiError, String(error));
     return error.errors?.map((entry) => entry.path);
   }
+
+  it("a versioned row changed meanwhile (MikroORM's OptimisticLockError) is a 409 conflict, not a 422", () => {
+    const error = failures.write(OptimisticLockError.lockFailed('Measure'), buildPlan(adapter.orm, Measure), {
+      small: 1,
+    });
+    assert.ok(error instanceof ApiError, String(error));
+    assert.equal(error.status, 409);
+    assert.equal(error.code, 'conflict');
+    assert.match(error.message, /changed by another request/);
+  });
 
   it('MySQL 8 names the check: its columns', () => {
     const message = "Check constraint 'stocks_check' is violated.";

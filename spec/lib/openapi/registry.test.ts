@@ -41,11 +41,17 @@ describe('OpenApiRegistry', () => {
   it('refuses a route documented twice, whatever its parameter is called', () => {
     const registry = new OpenApiRegistry({ title: 'Twice' });
     registry.addCrud(crudDoc(gadgetDescription()));
-    assert.throws(() => registry.addCrud(crudDoc(gadgetDescription())), ConfigurationError);
+    assert.throws(
+      () => registry.addCrud(crudDoc(gadgetDescription())),
+      (error: unknown) =>
+        error instanceof ConfigurationError &&
+        /GET \/gadgets of the CrudRouter of Gadget is already registered/.test(error.message) &&
+        /prefix/.test(error.message),
+    );
     assert.throws(
       () =>
         registry.addOperation({ method: 'delete', path: '/gadgets/{code}', operation: { responses: {} } }),
-      /DELETE \/gadgets\/\{code\} is registered twice/,
+      /DELETE \/gadgets\/\{code\} of another router is already registered by the CrudRouter of Gadget/,
     );
     registry.addOperation({ method: 'post', path: '/gadgets/{code}', operation: { responses: {} } });
   });

@@ -75,6 +75,23 @@ describe('compileWriteValidator', () => {
     assert.deepEqual(create({ username: 'ann 😀' }), { username: 'ann 😀' });
   });
 
+  it('refuses a number beyond a double (1e400 parses to Infinity, which JSON writes as null)', () => {
+    assert.deepEqual(
+      problems(() => update(JSON.parse('{"age":1e400}'))).map((error) => error.path),
+      ['age'],
+    );
+    // A plugin field takes any JSON: only this check stands in its way.
+    const extra = compileWriteValidator(model, {
+      mode: 'update',
+      strict: false,
+      extraFields: { settings: {} },
+    });
+    assert.deepEqual(
+      problems(() => extra(JSON.parse('{"settings":{"n":[1,-1e999]}}'))),
+      [{ path: 'settings', message: 'must be a finite number' }],
+    );
+  });
+
   it('accepts partial updates and refuses non-objects', () => {
     assert.deepEqual(update({ age: 30 }), { age: 30 });
     assert.deepEqual(update({}), {});
