@@ -135,6 +135,23 @@ export function missingTable(error: DriverException, meta: EntityMetadata): Conf
   return failure;
 }
 
+/** The filter MikroORM refused to apply for want of arguments (`No arguments provided for filter 'x'`). */
+function filterWithoutArguments(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  return /^No arguments provided for filter '([^']+)'/.exec(error.message)?.[1];
+}
+
+/** What to do about a default filter whose arguments no one set for the request. */
+function missingFilterArguments(filter: string, meta: EntityMetadata, error: unknown): ConfigurationError {
+  const failure = new ConfigurationError(
+    `MikroORM's filter '${filter}' applies to ${meta.className} by default and takes arguments, but none were set for this request. ` +
+      `Set them per request before the routers run (a middleware: sessionOf(ctx, adapter).setFilterParams('${filter}', { … })), ` +
+      'set them once on the ORM (orm.em.setFilterParams), or declare the filter with `args: false` or `default: false`.',
+  );
+  failure.cause = error;
+  return failure;
+}
+
 /**
  * The `ApiError` for an error raised by MikroORM or its driver; other errors (already an
  * `ApiError`, or a programming error) are returned unchanged for the core to report.
@@ -150,6 +167,8 @@ export function toApiError(error: unknown, context: ErrorContext): unknown {
       { headers: { 'Retry-After': '5' }, cause: error },
     );
   }
+  const filter = filterWithoutArguments(error);
+  if (filter !== undefined) return missingFilterArguments(filter, context.meta, error);
   if (!(error instanceof DriverException)) return error;
   const { meta } = context;
   // A set-up mistake, not a failed request: thrown as is, it stops `ensure_admin` at start-up and is

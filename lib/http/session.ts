@@ -40,9 +40,10 @@ export function requireAdapter(ctx: AnyContext, fallback?: OrmAdapter): OrmAdapt
   return adapter;
 }
 
-/** The request's unit of work, opened on first use (one per request). */
-export function sessionOf(ctx: AnyContext, adapter: OrmAdapter): unknown {
+/** The request's unit of work, opened on first use (one per request): the adapter's session type (MikroORM: an `EntityManager`). */
+export function sessionOf<Session = unknown>(ctx: AnyContext, adapter: OrmAdapter<Session>): Session {
   const carrier = ctx as unknown as Carrier;
   if (!Object.hasOwn(carrier, SESSION)) carrier[SESSION] = adapter.openSession();
-  return carrier[SESSION];
+  // One adapter per app: the session stored on the request is the one this adapter opened.
+  return carrier[SESSION] as Session;
 }
