@@ -121,6 +121,11 @@ export interface FieldDescription {
   readonly lazy?: boolean;
   /** Whether filters and sort may name it; defaults to true (false for getters, arrays and objects). */
   readonly queryable?: boolean;
+  /**
+   * Present in some records only (a subclass's own field, served on the root of its inheritance
+   * hierarchy): a record without it leaves it out, and it is never required. Implies read-only.
+   */
+  readonly variant?: boolean;
 }
 
 /** The frozen description of one model: everything downstream is derived from it. */

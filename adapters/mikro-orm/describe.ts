@@ -53,11 +53,17 @@ export function servedProperties(meta: EntityMetadata): EntityProperty[] {
     if (prop.embedded !== undefined) return false;
     // A discriminator MikroORM added itself is never hydrated, so its serializer never shows it.
     if (prop.userDefined === false && isDiscriminator(meta, prop)) return false;
-    // The root of a single-table hierarchy is served with its own fields; each subclass has its route.
-    if (prop.inherited === true && meta.root === meta && meta.discriminatorMap !== undefined) return false;
     if (prop.kind === ReferenceKind.SCALAR || prop.kind === ReferenceKind.EMBEDDED) return true;
     return prop.kind === ReferenceKind.MANY_TO_ONE || prop.kind === ReferenceKind.ONE_TO_ONE;
   });
+}
+
+/**
+ * Whether the property is a subclass's own, seen on the root of its single-table hierarchy:
+ * MikroORM loads root rows as instances of their subclasses, whose serialization has it.
+ */
+export function isVariant(meta: EntityMetadata, prop: EntityProperty): boolean {
+  return prop.inherited === true && meta.root === meta && meta.discriminatorMap !== undefined;
 }
 
 /** Whether the property is the inverse side of a one-to-one: its key lives in the other table. */
@@ -72,7 +78,8 @@ export function storedProperties(meta: EntityMetadata): EntityProperty[] {
       prop.persist !== false &&
       prop.formula === undefined &&
       prop.kind !== ReferenceKind.EMBEDDED &&
-      !isInverseOneToOne(prop),
+      !isInverseOneToOne(prop) &&
+      !isVariant(meta, prop),
   );
 }
 
@@ -227,6 +234,7 @@ function fieldFacts(
   const isRelation = prop.kind === ReferenceKind.MANY_TO_ONE || prop.kind === ReferenceKind.ONE_TO_ONE;
   // An inverse one-to-one is read-only, like a computed value: MikroORM writes the owning side.
   const inverse = isInverseOneToOne(prop);
+  const variant = isVariant(meta, prop);
   const computed = isComputed(meta, prop) || inverse;
   let type: FieldType;
   let relation: FieldDescription['relation'];
@@ -267,8 +275,8 @@ function fieldFacts(
   const field: FieldFacts = {
     name: jsonNameOf(prop),
     type,
-    nullable: nullable || (computed && !isDiscriminator(meta, prop)),
-    required: !nullable && !hasDefault,
+    nullable: nullable || variant || (computed && !isDiscriminator(meta, prop)),
+    required: !nullable && !hasDefault && !variant,
     hasDefault,
     unique: isUnique(meta, prop),
     hidden: prop.hidden === true,
@@ -278,7 +286,9 @@ function fieldFacts(
     ...(prop.generated !== undefined || prop.version === true || computed ? { writable: false } : {}),
     ...(computed ? { computed: true } : {}),
     ...(prop.lazy === true ? { lazy: true } : {}),
-    ...(getter || inverse || type === 'object' || type === 'array' ? { queryable: false } : {}),
+    ...(getter || inverse || variant || type === 'object' || type === 'array' ? { queryable: false } : {}),
+    // Another subclass's field on the root: in the records of that subclass only, never written here.
+    ...(variant ? { variant: true, writable: false } : {}),
     ...(defaultValue === undefined ? {} : { default: defaultValue }),
     // Servers make a string without a length varchar(255); SQLite gets the same limit so that the
     // API (validation, OpenAPI) does not depend on the database.

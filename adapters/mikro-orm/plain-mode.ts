@@ -192,14 +192,22 @@ export class PlainPath {
    * which the core needs (a password hash for login) and never sends, less any collection.
    */
   record(plan: ModelPlan, entity: object): RawRecord {
-    const record = wrap(entity, true).toObject() as RawRecord;
+    const wrapped = wrap(entity, true);
+    const record = wrapped.toObject() as RawRecord;
     const shape = recordShape(plan);
     // A collection loaded in this session (written, or populated for a write) is no part of a record.
     for (const name of shape.collections) if (name in record) delete record[name];
-    for (const field of shape.hidden) record[field.field.name] = hiddenValue(field.prop, entity, this.#orm);
+    // On the root of an inheritance hierarchy, the instance is of one subclass: another's fields
+    // are not its own, and stay out of its record.
+    const owns = (field: FieldPlan) =>
+      field.field.variant !== true || wrapped.__meta.properties[field.prop.name as never] !== undefined;
+    for (const field of shape.hidden)
+      if (owns(field)) record[field.field.name] = hiddenValue(field.prop, entity, this.#orm);
     // An inverse one-to-one: the owner's key, or null (none, or MikroORM did not load it).
-    for (const field of shape.inverse) record[field.field.name] = hiddenValue(field.prop, entity, this.#orm);
+    for (const field of shape.inverse)
+      if (owns(field)) record[field.field.name] = hiddenValue(field.prop, entity, this.#orm);
     for (const field of shape.references) {
+      if (!owns(field)) continue;
       // A related entity loaded in the same session (the caller, after `populateAfterFlush`) would
       // serialize whole: a many-to-one is always its key here. A number is already the key.
       if (typeof record[field.field.name] !== 'number')
@@ -218,7 +226,8 @@ export class PlainPath {
     for (const field of plan.fields) {
       const name = field.field.name;
       if (field.field.lazy === true) delete record[name];
-      else if (record[name] === undefined && field.prop.persist !== false) record[name] = null;
+      else if (record[name] === undefined && field.prop.persist !== false && field.field.variant !== true)
+        record[name] = null;
     }
     // An update's untouched bigint holds what the load read, rounded on SQLite beyond 2^53.
     return this.#exactOne(session, plan, record);

@@ -105,7 +105,7 @@ function finishField(
   writable: boolean,
 ): FieldDescription {
   checkShape(field, where);
-  const computed = field.computed === true;
+  const computed = field.computed === true || field.variant === true;
   const { fields: nested, ...rest } = field;
   const result: FieldDescription = {
     ...rest,

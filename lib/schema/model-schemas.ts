@@ -142,7 +142,7 @@ function valueSchema(field: FieldDescription, mode: SchemaMode): JsonSchema {
     schema.default = field.default;
   }
   if (mode === 'read') {
-    if (field.computed === true) schema.readOnly = true;
+    if (field.computed === true || field.variant === true) schema.readOnly = true;
     if (field.lazy === true) {
       schema.description =
         schema.description === undefined ? LAZY_NOTE : `${schema.description} ${LAZY_NOTE}`;
@@ -215,7 +215,7 @@ export function readSchema(model: ModelDescription): JsonSchema {
   for (const field of readable) properties[field.name] = valueSchema(field, 'read');
   return objectSchema(
     properties,
-    readable.filter((field) => field.lazy !== true).map((field) => field.name),
+    readable.filter((field) => field.lazy !== true && field.variant !== true).map((field) => field.name),
   );
 }
 

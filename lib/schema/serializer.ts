@@ -74,11 +74,17 @@ export function readableFields(model: ModelDescription, selection?: readonly str
 
 /** Compiles the serializer of a list of fields. */
 function compileFields(fields: readonly FieldDescription[]): Serializer {
-  const plan = fields.map((field) => ({ name: field.name, convert: converterFor(field) }));
+  const plan = fields.map((field) => ({
+    name: field.name,
+    convert: converterFor(field),
+    variant: field.variant === true,
+  }));
   return (row) => {
     const out: Record<string, unknown> = {};
-    for (const { name, convert } of plan) {
+    for (const { name, convert, variant } of plan) {
       const value = row[name];
+      // A field of some records only (another subclass's) is left out where the record lacks it.
+      if (value === undefined && variant) continue;
       out[name] = value === undefined || value === null ? null : convert(value);
     }
     return out;

@@ -144,7 +144,7 @@ export class FidelityEnv {
   /**
    * MikroORM's JSON of an entity with the documented differences of the API (docs/models.md):
    * on SQLite a bigint beyond 2^53, which MikroORM's driver reads rounded, is the exact stored value;
-   * the root route of a single-table hierarchy shows the root's own fields; a transient value
+   * a transient value
    * (`persist: false`) a loaded entity does not have, which MikroORM leaves out, is null (the API
    * sends every field).
    */
@@ -156,9 +156,6 @@ export class FidelityEnv {
       const transient = prop.persist === false && prop.embedded === undefined && prop.hidden !== true;
       if (transient && json[name] === undefined) json[name] = null;
     }
-    if (meta.root === meta && meta.discriminatorMap !== undefined)
-      for (const prop of meta.props)
-        if (prop.inherited === true) delete json[prop.serializedName ?? prop.name];
     if (!this.target.startsWith('sqlite')) return json;
     for (const prop of meta.props) {
       const name = prop.serializedName ?? prop.name;

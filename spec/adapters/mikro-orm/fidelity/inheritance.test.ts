@@ -89,6 +89,27 @@ await describeFidelity('MikroORM fidelity: single-table inheritance', (env) => {
     assert.equal(await env().em().findOne(Vehicle, truck.id), null);
   });
 
+  it('the root route answers each row as MikroORM serializes it: an instance of its subclass, with its own fields', async () => {
+    const em = env().em();
+    const truck = em.create(Truck, { name: `Root truck ${env().mode}`, payload: 12 });
+    const van = em.create(Van, { name: `Root van ${env().mode}`, seats: 7 });
+    await em.flush();
+    const ids = [truck.id, van.id];
+    const page = await env().get<Json[]>(`${routeOf(Vehicle)}?filter[id][$in]=${ids.join(',')}&sort=id`);
+    const expected = await Promise.all(ids.map((id) => env().mikroJson(Vehicle, id)));
+    assertSameJson(page, expected);
+    assert.equal(page[0]?.payload, 12);
+    assert.equal('seats' in (page[0] as Json), false, 'a truck has no seats');
+    assert.equal(page[1]?.seats, 7);
+    for (const id of ids)
+      assertSameJson(await env().get(`${routeOf(Vehicle)}/${id}`), await env().mikroJson(Vehicle, id));
+    const fields = env().adapter.describe(Vehicle).fieldsByName;
+    for (const name of ['payload', 'seats']) {
+      const field = fields.get(name);
+      assert.ok(field?.variant === true && field.writable === false && field.required === false, name);
+    }
+  });
+
   it('the discriminator is a read-only field of each subclass', () => {
     for (const model of [Truck, Van]) {
       const kind = env().adapter.describe(model).fieldsByName.get('kind');
