@@ -176,6 +176,7 @@ export function buildPlan(orm: AnyMikroORM, model: ModelClass, planOf?: PlanReso
   );
   const byName = new Map(fields.map((plan) => [plan.field.name, plan]));
   refuseForcedObjects(orm, meta, fields);
+  warnFilterArguments(orm, meta);
   const filtered = Object.keys(meta.filters).length > 0 || Object.keys(orm.config.get('filters')).length > 0;
   const partial = { description, meta, entity: model, fields, byName, dialect, filtered };
   return {
@@ -201,6 +202,48 @@ function refuseForcedObjects(orm: AnyMikroORM, meta: EntityMetadata, fields: rea
   throw new ConfigurationError(
     `${meta.className}.${relation.prop.name}: MikroORM's serialization.forceObject serializes this relation as an object, but the API serves, filters and accepts it as the related record's key. Turn serialization.forceObject off in the MikroORM options the adapter uses.`,
   );
+}
+
+/**
+ * A default filter that takes arguments fails every find until they are set: per request (the
+ * usual way, which registration cannot see) or once on the ORM. Warned at registration when they
+ * are not set on the ORM, so that a forgotten middleware shows before the first request fails.
+ */
+function warnFilterArguments(orm: AnyMikroORM, meta: EntityMetadata): void {
+  const filters = {
+    ...(orm.config.get('filters') as Record<string, FilterShape>),
+    ...meta.filters,
+  } as Record<string, FilterShape>;
+  // A fork holds the ORM's own filter arguments (the global EntityManager refuses direct use).
+  let fork: ReturnType<AnyMikroORM['em']['fork']> | undefined;
+  for (const [name, filter] of Object.entries(filters)) {
+    const takesArguments =
+      typeof filter.cond === 'function' && filter.cond.length > 0 && filter.args !== false;
+    if (filter.default === false || !takesArguments) continue;
+    if (filter.entity !== undefined && !matchesEntity(filter.entity, meta)) continue;
+    fork ??= orm.em.fork();
+    if (fork.getFilterParams(name) !== undefined) continue;
+    process.emitWarning(
+      `koa-model-api: MikroORM's filter '${name}' applies to ${meta.className} by default and takes arguments: set them for every request before the router runs (sessionOf(ctx, adapter).setFilterParams('${name}', { … }) in a middleware), or every request to ${meta.className} fails.`,
+      { code: 'KMA_FILTER_ARGUMENTS' },
+    );
+  }
+}
+
+/** The parts of a MikroORM filter definition the warning reads. */
+interface FilterShape {
+  readonly cond?: unknown;
+  readonly args?: boolean;
+  readonly default?: boolean;
+  readonly entity?: unknown;
+}
+
+/** Whether a global filter's `entity` option names this entity (by class, name, or a list of them). */
+function matchesEntity(entity: unknown, meta: EntityMetadata): boolean {
+  const names = (Array.isArray(entity) ? entity : [entity]).map((one) =>
+    typeof one === 'string' ? one : (one as { name?: string } | undefined)?.name,
+  );
+  return names.includes(meta.className) || names.includes(meta.root.className);
 }
 
 /** A row mapped by MikroORM (property names) in its record form. */

@@ -49,8 +49,13 @@ for (const target of ['sqlite-memory', 'postgresql'] as const) {
         let adapter: MikroOrmAdapter;
         let server: TestServer;
         const logged: unknown[] = [];
+        const warnings: Error[] = [];
+        const onWarning = (warning: Error) => {
+          if ((warning as Error & { code?: string }).code === 'KMA_FILTER_ARGUMENTS') warnings.push(warning);
+        };
 
         before(async () => {
+          process.on('warning', onWarning);
           database = await createTestDatabase(target);
           adapter = await MikroOrmAdapter.connect({
             url: database.url,
@@ -77,9 +82,18 @@ for (const target of ['sqlite-memory', 'postgresql'] as const) {
           server = await serve(app.callback());
         });
         after(async () => {
+          process.off('warning', onWarning);
           await server?.close();
           await adapter?.close();
           await database?.drop();
+        });
+
+        it('registration warns that the arguments must be set per request', async () => {
+          await new Promise((resolve) => setImmediate(resolve));
+          assert.ok(
+            warnings.some((warning) => /filter 'tenant'.*Tenanted.*setFilterParams/s.test(warning.message)),
+            warnings.map((warning) => warning.message).join('\n'),
+          );
         });
 
         it('with the arguments set per request, every read, update and delete sees one tenant', async () => {
