@@ -199,8 +199,10 @@ export class PlainPath {
     for (const name of shape.collections) if (name in record) delete record[name];
     // On the root of an inheritance hierarchy, the instance is of one subclass: another's fields
     // are not its own, and stay out of its record.
-    const owns = (field: FieldPlan) =>
-      field.field.variant !== true || wrapped.__meta.properties[field.prop.name as never] !== undefined;
+    const owns = shape.variant
+      ? (field: FieldPlan) =>
+          field.field.variant !== true || wrapped.__meta.properties[field.prop.name as never] !== undefined
+      : everyField;
     for (const field of shape.hidden)
       if (owns(field)) record[field.field.name] = hiddenValue(field.prop, entity, this.#orm);
     // An inverse one-to-one: the owner's key, or null (none, or MikroORM did not load it).
@@ -375,6 +377,9 @@ function assignValues(session: EntityManager, plan: ModelPlan, entity: object, v
     session.assign(entity as AnyEntity, assigned as AnyEntity, { updateNestedEntities: false });
 }
 
+/** Every field is the instance's own (a model outside an inheritance hierarchy's root). */
+const everyField = (): boolean => true;
+
 /** What `record` and `#exact` add to MikroORM's `toObject()`, per model: read once from its plan. */
 interface RecordShape {
   /** JSON names of the to-many collections, which a record never holds. */
@@ -385,6 +390,8 @@ interface RecordShape {
   readonly references: readonly FieldPlan[];
   /** Visible inverse one-to-one fields: the owning record's key, or null. */
   readonly inverse: readonly FieldPlan[];
+  /** Whether some fields are other subclasses' (the root of an inheritance hierarchy). */
+  readonly variant: boolean;
   /** The bigint columns SQLite may hand over rounded, which `#exact` reads again (none elsewhere). */
   readonly wide: readonly FieldPlan[];
 }
@@ -402,6 +409,7 @@ function recordShape(plan: ModelPlan): RecordShape {
       hidden: plan.fields.filter((field) => field.field.hidden === true),
       references: plan.fields.filter((field) => !field.field.hidden && field.field.relation !== undefined),
       inverse: plan.fields.filter((field) => !field.field.hidden && isInverseOneToOne(field.prop)),
+      variant: plan.fields.some((field) => field.field.variant === true),
       wide:
         plan.dialect !== 'sqlite'
           ? []
