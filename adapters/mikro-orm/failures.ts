@@ -31,6 +31,7 @@ export class AdapterFailures {
 
   /** The error of a failed delete. */
   remove(error: unknown, plan: ModelPlan): unknown {
+    if (error instanceof OptimisticLockError) return staleRecord();
     return toApiError(this.driverError(error), this.#context(plan, 'delete'));
   }
 
@@ -38,10 +39,7 @@ export class AdapterFailures {
   write(error: unknown, plan: ModelPlan, values: Record<string, unknown>): unknown {
     // A versioned row changed since this request loaded it: the client's view is stale (MikroORM's
     // OptimisticLockError extends ValidationError, which is no fault of the values).
-    if (error instanceof OptimisticLockError)
-      return ApiError.conflict(
-        'The record was changed by another request meanwhile; read it again and retry.',
-      );
+    if (error instanceof OptimisticLockError) return staleRecord();
     // MikroORM checks required properties and value types itself, before any SQL runs.
     if (error instanceof ValidationError) {
       const required = /^Value for \w+\.(\w+) is required/.exec(error.message);
@@ -103,6 +101,11 @@ export class AdapterFailures {
     if (code === undefined && errno === undefined && sqlState === undefined) return error;
     return this.#orm.em.getDriver().convertException(error);
   }
+}
+
+/** 409 for a versioned row another request changed since this one loaded it. */
+function staleRecord(): ApiError {
+  return ApiError.conflict('The record was changed by another request meanwhile; read it again and retry.');
 }
 
 function jsonName(plan: ModelPlan, prop: string): string {

@@ -7,7 +7,14 @@ import { ApiError, ConfigurationError } from '../../lib/errors.js';
 import { buildModelDescription } from '../../lib/model/describe.js';
 import type { FieldDescription, ModelClass, ModelDescription, RawRecord } from '../../lib/types.js';
 import { type CollectionPlan, collectionPlans } from './collections.js';
-import { type AnyMikroORM, entityMetadata, jsonNameOf, modelFacts, servedProperties } from './describe.js';
+import {
+  type AnyMikroORM,
+  entityMetadata,
+  isInverseOneToOne,
+  jsonNameOf,
+  modelFacts,
+  servedProperties,
+} from './describe.js';
 import { type Dialect, dialectOf } from './dialect.js';
 import { fastPathObstacle } from './fast-path.js';
 import { readBackReason } from './read-back.js';
@@ -197,7 +204,9 @@ export function buildPlan(orm: AnyMikroORM, model: ModelClass, planOf?: PlanReso
 function refuseForcedObjects(orm: AnyMikroORM, meta: EntityMetadata, fields: readonly FieldPlan[]): void {
   const serialization = orm.config.get('serialization') as { forceObject?: boolean } | undefined;
   if (serialization?.forceObject !== true) return;
-  const relation = fields.find((plan) => plan.field.relation !== undefined && !plan.field.hidden);
+  const relation = fields.find(
+    (plan) => (plan.field.relation !== undefined || isInverseOneToOne(plan.prop)) && !plan.field.hidden,
+  );
   if (relation === undefined) return;
   throw new ConfigurationError(
     `${meta.className}.${relation.prop.name}: MikroORM's serialization.forceObject serializes this relation as an object, but the API serves, filters and accepts it as the related record's key. Turn serialization.forceObject off in the MikroORM options the adapter uses.`,
@@ -210,16 +219,22 @@ function refuseForcedObjects(orm: AnyMikroORM, meta: EntityMetadata, fields: rea
  * are not set on the ORM, so that a forgotten middleware shows before the first request fails.
  */
 function warnFilterArguments(orm: AnyMikroORM, meta: EntityMetadata): void {
-  const filters = {
-    ...(orm.config.get('filters') as Record<string, FilterShape>),
-    ...meta.filters,
-  } as Record<string, FilterShape>;
+  // MikroORM turns a filter of the ORM's options on unless told otherwise, an entity's @Filter
+  // only with `default: true` (QueryHelper.isFilterActive).
+  const filters: [string, FilterShape, boolean][] = [
+    ...Object.entries(orm.config.get('filters') as Record<string, FilterShape>).map(
+      ([name, filter]) => [name, filter, filter.default !== false] as [string, FilterShape, boolean],
+    ),
+    ...Object.entries(meta.filters as Record<string, FilterShape>).map(
+      ([name, filter]) => [name, filter, filter.default === true] as [string, FilterShape, boolean],
+    ),
+  ];
   // A fork holds the ORM's own filter arguments (the global EntityManager refuses direct use).
   let fork: ReturnType<AnyMikroORM['em']['fork']> | undefined;
-  for (const [name, filter] of Object.entries(filters)) {
+  for (const [name, filter, active] of filters) {
     const takesArguments =
       typeof filter.cond === 'function' && filter.cond.length > 0 && filter.args !== false;
-    if (filter.default === false || !takesArguments) continue;
+    if (!active || !takesArguments) continue;
     if (filter.entity !== undefined && !matchesEntity(filter.entity, meta)) continue;
     fork ??= orm.em.fork();
     if (fork.getFilterParams(name) !== undefined) continue;
@@ -243,7 +258,7 @@ function matchesEntity(entity: unknown, meta: EntityMetadata): boolean {
   const names = (Array.isArray(entity) ? entity : [entity]).map((one) =>
     typeof one === 'string' ? one : (one as { name?: string } | undefined)?.name,
   );
-  return names.includes(meta.className) || names.includes(meta.root.className);
+  return names.includes(meta.className);
 }
 
 /** A row mapped by MikroORM (property names) in its record form. */
@@ -260,7 +275,7 @@ export function encodeData(plan: ModelPlan, data: Readonly<RawRecord>): Record<s
     const field = plan.byName.get(name);
     // Computed values (formulas, getters, the inheritance discriminator) belong to the ORM.
     if (field === undefined || value === undefined || field.field.computed === true) continue;
-    if (isBigintColumn(field)) checkBigintRange(plan, field, name, value);
+    checkBigintRange(field, name, value);
     try {
       encoded[field.prop.name] = field.encode(value);
     } catch {
@@ -279,14 +294,22 @@ function isBigintColumn(field: FieldPlan): boolean {
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
-const UINT64_MAX = 2n ** 64n - 1n;
 
 /**
  * A 64-bit column holds no more: PostgreSQL and MariaDB refuse a larger value, but SQLite would
- * store it as a floating-point REAL (`1.0e+20`), a changed value. Refused alike everywhere, with
- * MariaDB's unsigned bigint taking up to 2^64 - 1.
+ * store it as a floating-point REAL (`1.0e+20`), a changed value. Refused alike everywhere, in
+ * embedded values too (their own columns), in the signed range that filters and `{id}` parse.
  */
-function checkBigintRange(plan: ModelPlan, field: FieldPlan, name: string, value: unknown): void {
+function checkBigintRange(field: FieldPlan, path: string, value: unknown): void {
+  if (field.nested !== undefined) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
+    for (const [name, inner] of Object.entries(value as Record<string, unknown>)) {
+      const nested = field.nested.get(name);
+      if (nested !== undefined) checkBigintRange(nested, `${path}.${name}`, inner);
+    }
+    return;
+  }
+  if (!isBigintColumn(field)) return;
   if (value === null || (typeof value !== 'string' && typeof value !== 'bigint' && typeof value !== 'number'))
     return;
   let n: bigint;
@@ -295,11 +318,8 @@ function checkBigintRange(plan: ModelPlan, field: FieldPlan, name: string, value
   } catch {
     return;
   }
-  const keyProp = field.prop.targetMeta?.getPrimaryProps()[0] ?? field.prop;
-  const unsigned = plan.dialect === 'mysql' && keyProp.unsigned === true;
-  const [min, max] = unsigned ? [0n, UINT64_MAX] : [INT64_MIN, INT64_MAX];
-  if (n < min || n > max)
-    throw ApiError.validation([{ path: name, message: `must be between ${min} and ${max}` }]);
+  if (n < INT64_MIN || n > INT64_MAX)
+    throw ApiError.validation([{ path, message: `must be between ${INT64_MIN} and ${INT64_MAX}` }]);
 }
 
 /**

@@ -136,7 +136,14 @@ function resolveRelations(
   const served: ServedRelation[] = [];
   for (const field of model.fields) {
     const targetModel = field.relation?.targetModel;
-    if (targetModel === undefined || field.hidden || (allowed !== undefined && !allowed.has(field.name)))
+    // A variant field (another subclass's relation, on an inheritance root) is in some rows only:
+    // neither embedded nor followed by a filter or sort.
+    if (
+      targetModel === undefined ||
+      field.hidden ||
+      field.variant === true ||
+      (allowed !== undefined && !allowed.has(field.name))
+    )
       continue;
     const plan = lookup.planOf(targetModel);
     // A target served over another adapter lives in another database: it cannot be read with this one.

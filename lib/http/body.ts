@@ -57,7 +57,7 @@ export function bodyReader(options: BodyReaderOptions): (ctx: AppContext) => Pro
     if (declared > options.limit) throw ApiError.payloadTooLarge(options.limit);
     if (!ctx.request.is(...accepted)) {
       // No body at all (`is()` answers null for any type then): a missing body, not a wrong type.
-      const type = ctx.request.type;
+      const type = ctx.request.type.toLowerCase();
       if ((!type || accepted.includes(type)) && declared === 0 && ctx.get('transfer-encoding') === '') {
         throw ApiError.validation([{ path: '', message: 'a JSON object body is required' }]);
       }

@@ -10,7 +10,9 @@ import type { OrmAdapter } from '../types.js';
 const ADAPTER: unique symbol = Symbol.for('koa-model-api.adapter');
 const SESSION: unique symbol = Symbol.for('koa-model-api.session');
 
-type Carrier = { [ADAPTER]?: OrmAdapter; [SESSION]?: unknown };
+/** The sessions of one request: the first adapter's inline, any other's (a router with its own adapter) in a map. */
+type Sessions = { adapter: OrmAdapter; session: unknown; others?: Map<OrmAdapter, unknown> };
+type Carrier = { [ADAPTER]?: OrmAdapter; [SESSION]?: Sessions };
 /** Any Koa context, whatever its state and custom types. @inline */
 type AnyContext = Koa.BaseContext | Koa.Context | Koa.ParameterizedContext<unknown, unknown>;
 
@@ -43,7 +45,19 @@ export function requireAdapter(ctx: AnyContext, fallback?: OrmAdapter): OrmAdapt
 /** The request's unit of work, opened on first use (one per request): the adapter's session type (MikroORM: an `EntityManager`). */
 export function sessionOf<Session = unknown>(ctx: AnyContext, adapter: OrmAdapter<Session>): Session {
   const carrier = ctx as unknown as Carrier;
-  if (!Object.hasOwn(carrier, SESSION)) carrier[SESSION] = adapter.openSession();
-  // One adapter per app: the session stored on the request is the one this adapter opened.
-  return carrier[SESSION] as Session;
+  const sessions = Object.hasOwn(carrier, SESSION) ? carrier[SESSION] : undefined;
+  if (sessions === undefined) {
+    const session = adapter.openSession();
+    carrier[SESSION] = { adapter, session };
+    return session;
+  }
+  // Each session is the one its adapter opened, so the type is the adapter's own.
+  if (sessions.adapter === adapter) return sessions.session as Session;
+  sessions.others ??= new Map();
+  let other = sessions.others.get(adapter);
+  if (other === undefined) {
+    other = adapter.openSession();
+    sessions.others.set(adapter, other);
+  }
+  return other as Session;
 }

@@ -15,7 +15,8 @@ const PATTERNS: Partial<Record<FieldType, RegExp>> = {
   uuid: /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
   date: /^\d{4}-\d{2}-\d{2}$/,
   datetime: /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/,
-  time: /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?$/,
+  // As TIME_PATTERN: the end of the day, 24:00:00, is a time PostgreSQL stores.
+  time: /^(([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?|24:00(:00(\.0+)?)?)$/,
 };
 const BIGINT_RANGE = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
 

@@ -31,8 +31,12 @@ export const NO_NUL_PATTERN = '^[^\\u0000]*$';
 export const BIGINT_PATTERN = '^-?[0-9]+$';
 /** A base-10 decimal, sent as a string so no JSON parser rounds it. */
 export const DECIMAL_PATTERN = '^-?[0-9]+(\\.[0-9]+)?$';
-/** `HH:MM`, `HH:MM:SS` or `HH:MM:SS.fraction`, 24-hour clock, no time zone (SQL `time`). */
-export const TIME_PATTERN = '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]+)?)?$';
+/**
+ * `HH:MM`, `HH:MM:SS` or `HH:MM:SS.fraction`, 24-hour clock, no time zone (SQL `time`); and the end
+ * of the day, `24:00:00`, which PostgreSQL stores (and rounds `23:59:59.5` to) so a client can send
+ * back what it read.
+ */
+export const TIME_PATTERN = '^(([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]+)?)?|24:00(:00(\\.0+)?)?)$';
 
 /**
  * Where a value schema is used: a response (`read`), a create body (`create`, defaults shown) or an

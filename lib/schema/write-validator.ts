@@ -128,9 +128,12 @@ function unstorableValues(body: Record<string, unknown>): FieldError[] {
         errors.push({ path: field, message });
         break;
       }
-      if (next !== null && typeof next === 'object') {
+      if (Array.isArray(next)) {
         // One push per item: spreading a 500 000-item array would overflow the call's arguments.
-        for (const item of Array.isArray(next) ? next : Object.values(next)) pending.push(item);
+        for (const item of next) pending.push(item);
+      } else if (next !== null && typeof next === 'object') {
+        // An object's keys are stored too (a JSON column): each is checked as a string.
+        for (const [key, item] of Object.entries(next)) pending.push(key, item);
       }
     }
   }

@@ -129,3 +129,45 @@ for (const target of ['sqlite-memory', 'postgresql'] as const) {
     );
   }
 }
+
+/** The same filter, off unless a query names it: MikroORM never asks for its arguments by itself. */
+class Optional extends FrameworkModel {
+  id!: number;
+  tenant!: string;
+}
+
+const OptionalSchema = new EntitySchema({
+  class: Optional,
+  properties: { id: { type: 'integer', primary: true }, tenant: { type: 'string', length: 20 } },
+  filters: { tenant: { name: 'tenant', cond: (args: { tenant: string }) => ({ tenant: args.tenant }) } },
+});
+
+describe('a filter with arguments that is not on by default', () => {
+  it('registers without a warning and serves', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error & { code?: string }) => {
+      if (warning.code === 'KMA_FILTER_ARGUMENTS') warnings.push(warning.message);
+    };
+    process.on('warning', onWarning);
+    const adapter = await MikroOrmAdapter.connect({
+      url: 'sqlite::memory:',
+      entities: [OptionalSchema],
+      schema: 'create',
+    });
+    try {
+      const app = new Application({ title: 'optional', adapter });
+      new CrudRouter({ model: Optional }).register_routes(app);
+      const server = await serve(app.callback());
+      try {
+        assert.equal((await server.request('/optionals')).status, 200);
+      } finally {
+        await server.close();
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(warnings, []);
+    } finally {
+      process.off('warning', onWarning);
+      await adapter.close();
+    }
+  });
+});

@@ -48,6 +48,7 @@ describe('bodyReader: a request without a body', () => {
     ['declared as JSON', 'Content-Type: application/json\r\n'],
     ['declared as JSON with a charset', 'Content-Type: application/json; charset=utf-8\r\n'],
     ['with no Content-Type', ''],
+    ['declared as JSON in capitals', 'Content-Type: Application/JSON\r\n'],
   ] as const) {
     it(`${name}: 422, a JSON object body is required (not 415)`, async () => {
       const answer = await rawRequest(

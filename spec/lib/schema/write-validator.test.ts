@@ -73,6 +73,16 @@ describe('compileWriteValidator', () => {
     );
     assert.equal(problems(() => update(JSON.parse('{"username":"\\udc00x"}')))[0]?.path, 'username');
     assert.deepEqual(create({ username: 'ann 😀' }), { username: 'ann 😀' });
+    // An object's keys are stored as well (a JSON column).
+    const extra = compileWriteValidator(model, {
+      mode: 'update',
+      strict: false,
+      extraFields: { settings: {} },
+    });
+    assert.deepEqual(
+      problems(() => extra(JSON.parse('{"settings":{"ok":{"\\ud800":1}}}'))).map((error) => error.path),
+      ['settings'],
+    );
   });
 
   it('refuses a number beyond a double (1e400 parses to Infinity, which JSON writes as null)', () => {

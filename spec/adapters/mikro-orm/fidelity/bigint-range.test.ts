@@ -34,6 +34,17 @@ await describeFidelity(
       }
     });
 
+    it('an embedded bigint beyond 64 bits is a 422 naming it by its dotted path', async () => {
+      const answer = await env().send('POST', '/counters', { reading: { n: '9223372036854775808' } });
+      assert.equal(answer.status, 422, JSON.stringify(answer.body));
+      assert.deepEqual(
+        (answer.body as { errors: { path: string }[] }).errors.map((error) => error.path),
+        ['reading.n'],
+      );
+      const fits = await env().send('POST', '/counters', { reading: { n: '9223372036854775807' } });
+      assert.equal(fits.status, 201, JSON.stringify(fits.body));
+    });
+
     it("a number beyond 64 bits in `mode: 'number'` is a 422 naming the field", async () => {
       const answer = await env().send('POST', '/counters', { count: 2 ** 64 });
       assert.equal(answer.status, 422, JSON.stringify(answer.body));
