@@ -20,6 +20,18 @@ const PATTERNS: Partial<Record<FieldType, RegExp>> = {
 };
 const BIGINT_RANGE = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
 
+/**
+ * Whether `YYYY-MM-DD` names a day of the calendar: `Date.parse` rolls `2024-02-30` over to March,
+ * which each database would then read its own way (PostgreSQL refuses it, the others compare text).
+ */
+function isCalendarDate(day: string): boolean {
+  const [year, month, date] = day.split('-').map(Number) as [number, number, number];
+  const parsed = new Date(Date.UTC(year, month - 1, date));
+  return (
+    parsed.getUTCFullYear() === year && parsed.getUTCMonth() === month - 1 && parsed.getUTCDate() === date
+  );
+}
+
 /** The value of `raw` for this field, or `undefined` when it is not one. */
 export function parseFieldText(field: FieldDescription, raw: string): unknown {
   if (raw.includes('\u0000')) return undefined;
@@ -45,7 +57,7 @@ export function parseFieldText(field: FieldDescription, raw: string): unknown {
       return raw === 'true' ? true : raw === 'false' ? false : undefined;
     case 'date':
     case 'datetime':
-      return Number.isNaN(Date.parse(raw)) ? undefined : raw;
+      return Number.isNaN(Date.parse(raw)) || !isCalendarDate(raw.slice(0, 10)) ? undefined : raw;
     case 'enum': {
       const match = field.enumValues?.find((candidate) => String(candidate) === raw);
       return match;

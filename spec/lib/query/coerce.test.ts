@@ -44,3 +44,23 @@ describe('parseFieldText: integers', () => {
     assert.equal(coerceId(unsigned, '4294967295'), 4294967295);
   });
 });
+
+describe('parseFieldText: dates and times', () => {
+  const day = field('d', 'date') as FieldDescription;
+  const moment = field('t', 'datetime') as FieldDescription;
+  const clock = field('c', 'time') as FieldDescription;
+
+  it('takes days of the calendar only: no 30 February, 29 February in leap years', () => {
+    for (const raw of ['2024-02-29', '2023-12-31', '2000-02-29']) assert.equal(parseFieldText(day, raw), raw);
+    for (const raw of ['2024-02-30', '2023-02-29', '1900-02-29', '2024-04-31', '2024-13-01', '2024-00-10'])
+      assert.equal(parseFieldText(day, raw), undefined, raw);
+    assert.equal(parseFieldText(moment, '2024-02-29T10:00:00Z'), '2024-02-29T10:00:00Z');
+    assert.equal(parseFieldText(moment, '2024-02-30T10:00:00Z'), undefined);
+  });
+
+  it('takes the end of the day, 24:00:00, and nothing past it', () => {
+    for (const raw of ['24:00', '24:00:00', '23:59:59.999']) assert.equal(parseFieldText(clock, raw), raw);
+    for (const raw of ['24:00:01', '24:01', '25:00'])
+      assert.equal(parseFieldText(clock, raw), undefined, raw);
+  });
+});
