@@ -39,6 +39,8 @@ export const ERROR_CATALOGUE = {
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   /** 409: a unique constraint refused the write. */
   conflict: { status: 409, title: 'Conflict' },
+  /** 409: a versioned record changed since this request read it (optimistic locking); read it again. */
+  stale_record: { status: 409, title: 'Record changed meanwhile' },
   /** 413: the body is larger than the limit. */
   payload_too_large: { status: 413, title: 'Payload too large' },
   /** 415: a body of a type the route does not take. */

@@ -105,7 +105,10 @@ export class AdapterFailures {
 
 /** 409 for a versioned row another request changed since this one loaded it. */
 function staleRecord(): ApiError {
-  return ApiError.conflict('The record was changed by another request meanwhile; read it again and retry.');
+  return new ApiError(
+    'stale_record',
+    'The record was changed by another request meanwhile; read it again and retry.',
+  );
 }
 
 function jsonName(plan: ModelPlan, prop: string): string {

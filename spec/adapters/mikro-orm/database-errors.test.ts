@@ -315,13 +315,13 @@ describe('Database error wordings name the fields of the metadata', () => {
     return error.errors?.map((entry) => entry.path);
   }
 
-  it("a versioned row changed meanwhile (MikroORM's OptimisticLockError) is a 409 conflict, not a 422", () => {
+  it("a versioned row changed meanwhile (MikroORM's OptimisticLockError) is a 409 stale_record, not a 422", () => {
     const error = failures.write(OptimisticLockError.lockFailed('Measure'), buildPlan(adapter.orm, Measure), {
       small: 1,
     });
     assert.ok(error instanceof ApiError, String(error));
     assert.equal(error.status, 409);
-    assert.equal(error.code, 'conflict');
+    assert.equal(error.code, 'stale_record');
     assert.match(error.message, /changed by another request/);
   });
 
