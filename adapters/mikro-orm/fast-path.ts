@@ -89,6 +89,7 @@ export function fastPathObstacle(orm: AnyMikroORM, plan: FastPathCandidate): str
 /** What the per-query check reads of a plan: its fields by JSON name, and other models' plans. */
 export interface QueryCandidate {
   readonly byName: ReadonlyMap<string, { readonly field: ModelDescription['fields'][number] }>;
+  readonly dialect: Dialect;
   planOf(model: ModelClass): { readonly filtered: boolean };
 }
 
@@ -107,6 +108,12 @@ function relationTarget(plan: QueryCandidate, path: string): ModelClass | undefi
  * case in spec/adapters/mikro-orm/relations.test.ts checks both paths against `em.find`.
  */
 export function queryObstacle(plan: QueryCandidate, query: ListQuery): string | undefined {
+  // The keyset position after a datetime key is read from the stored row (query.ts, keysetOf):
+  // a subquery the fast path's cached statements do not build.
+  if (query.after !== undefined && exactDatetimeKeyset(plan.dialect)) {
+    const datetime = query.sort.find((key) => plan.byName.get(key.field)?.field.type === 'datetime');
+    if (datetime !== undefined) return `the keyset position after the datetime ${datetime.field}`;
+  }
   const paths = [...query.filters.map((condition) => condition.field), ...query.sort.map((key) => key.field)];
   for (const path of paths) {
     const target = relationTarget(plan, path);
@@ -114,6 +121,11 @@ export function queryObstacle(plan: QueryCandidate, query: ListQuery): string | 
       return `${path} goes through a relation to a model with MikroORM filters`;
   }
   return undefined;
+}
+
+/** Whether a keyset position after a datetime key is read from the stored row: where columns keep finer than milliseconds. */
+export function exactDatetimeKeyset(dialect: Dialect): boolean {
+  return dialect === 'postgresql' || dialect === 'mysql';
 }
 
 type Check = readonly [string, (orm: AnyMikroORM) => boolean];

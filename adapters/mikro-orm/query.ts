@@ -2,6 +2,7 @@
 import { ALIAS_REPLACEMENT, type EntityProperty, raw } from '@mikro-orm/core';
 import { parseLikePattern, toSqlLike } from '../../lib/query/like-pattern.js';
 import type { FilterCondition, ListQuery, ModelClass } from '../../lib/types.js';
+import { exactDatetimeKeyset } from './fast-path.js';
 import type { FieldPlan, ModelPlan } from './plan.js';
 
 type Condition = Record<string | symbol, unknown>;
@@ -200,10 +201,20 @@ export function orderByOf(plan: ModelPlan, sort: ListQuery['sort']): Record<stri
  * refuses keyset paging on nullable fields.
  */
 export function keysetOf(plan: ModelPlan, sort: ListQuery['sort'], after: readonly unknown[]): Condition {
+  const keyIndex = sort.findIndex((key) => key.field === plan.description.primaryKey);
+  const keyValue = keyIndex < 0 ? undefined : plan.primary.encodeKeyset(after[keyIndex]);
   const keys = sort.map((key, index) => {
     const field = plan.byName.get(key.field);
     if (field === undefined) throw new Error(`Unknown sort field ${key.field}`);
-    return { name: field.prop.name, asc: key.direction === 'asc', value: field.encodeKeyset(after[index]) };
+    const value = field.encodeKeyset(after[index]);
+    return {
+      name: field.prop.name,
+      asc: key.direction === 'asc',
+      value:
+        field.field.type === 'datetime' && keyValue !== undefined && exactDatetimeKeyset(plan.dialect)
+          ? storedValue(plan, field, keyValue, value)
+          : value,
+    };
   });
   const last = keys[keys.length - 1];
   if (last === undefined) return {};
@@ -221,6 +232,26 @@ export function keysetOf(plan: ModelPlan, sort: ListQuery['sort'], after: readon
   return keys.length === 1
     ? tail
     : { $and: [{ [first.name]: { [first.asc ? '$gte' : '$lte']: first.value } }, tail] };
+}
+
+/**
+ * A datetime key's position as the cursor's row stores it: PostgreSQL and MariaDB keep microseconds
+ * (`now()`), a cursor holds the millisecond the API showed, and comparing with that would repeat the
+ * rows of that millisecond (or skip some, descending). The row is found by its key; the cursor's
+ * value stands in when the row is gone.
+ */
+function storedValue(plan: ModelPlan, field: FieldPlan, key: unknown, fallback: unknown): unknown {
+  const table =
+    plan.meta.schema !== undefined && plan.meta.schema !== '*'
+      ? `${plan.meta.schema}.${plan.meta.tableName}`
+      : plan.meta.tableName;
+  return raw('coalesce((select ?? from ?? where ?? = ?), ?)', [
+    field.prop.fieldNames[0],
+    table,
+    plan.primary.prop.fieldNames[0],
+    key,
+    fallback,
+  ]);
 }
 
 /** The `where` of a list: its filters and, when paging by keyset, the position after the cursor. */
