@@ -28,6 +28,9 @@ function routeKey(method: string, path: string): string {
   return `${method.toUpperCase()} ${path.replace(/\{[^}]*\}/g, '{}')}`;
 }
 
+// What registered a documented operation that is not a CrudRouter's (auth, health, an app's own).
+const OTHER_ROUTER = 'another router';
+
 /**
  * The OpenAPI registry of one application.
  *
@@ -86,7 +89,7 @@ export class OpenApiRegistry {
     if (!op.path.startsWith('/')) {
       throw new ConfigurationError(`OpenAPI path "${op.path}" must start with "/".`);
     }
-    this.#claim('another router', [[op.method, op.path]]);
+    this.#claim(OTHER_ROUTER, [[op.method, op.path]]);
     this.#operations.push({ method: op.method, path: op.path, operation: structuredClone(op.operation) });
     this.#invalidate();
   }
@@ -136,7 +139,7 @@ export class OpenApiRegistry {
       const first = this.#routes.get(routeKey(method, path));
       if (first !== undefined) {
         throw new ConfigurationError(
-          `The route ${method.toUpperCase()} ${path} of ${owner} is already registered by ${first === owner ? 'an earlier registration of the same router' : first}. Give one of them its own prefix (new CrudRouter({ model, prefix: '/v2' })); subclasses of one single-table hierarchy share their table's name, hence their path.`,
+          `The route ${method.toUpperCase()} ${path} of ${owner} is already registered by ${first === owner && owner !== OTHER_ROUTER ? 'an earlier registration of the same router' : first}. Give one of them its own prefix (new CrudRouter({ model, prefix: '/v2' })); subclasses of one single-table hierarchy share their table's name, hence their path.`,
         );
       }
     }
