@@ -23,6 +23,7 @@ import {
   types,
   UuidType,
 } from '@mikro-orm/core';
+import { INT32_MAX, INT32_MIN } from '../../lib/schema/model-schemas.js';
 import type { FieldDescription, FieldType } from '../../lib/types.js';
 import { dialectOf } from './dialect.js';
 
@@ -133,7 +134,7 @@ export function hasBuiltInType(prop: EntityProperty): boolean {
 export type IntegerRange = Required<Pick<FieldDescription, 'minimum' | 'maximum'>>;
 
 const INT16: IntegerRange = { minimum: -32768, maximum: 32767 };
-const INT32: IntegerRange = { minimum: -2147483648, maximum: 2147483647 };
+const INT32: IntegerRange = { minimum: INT32_MIN, maximum: INT32_MAX };
 
 /** PostgreSQL's integer columns (MikroORM makes `tinyint` a smallint there). */
 const POSTGRESQL_RANGES: Readonly<Record<string, IntegerRange>> = {

@@ -5,6 +5,7 @@
 import { BigIntType, type EntityMetadata, type EntityProperty, type Platform, raw } from '@mikro-orm/core';
 import { ApiError, ConfigurationError } from '../../lib/errors.js';
 import { buildModelDescription } from '../../lib/model/describe.js';
+import { INT64_MAX, INT64_MIN } from '../../lib/schema/model-schemas.js';
 import type { FieldDescription, ModelClass, ModelDescription, RawRecord } from '../../lib/types.js';
 import { type CollectionPlan, collectionPlans } from './collections.js';
 import {
@@ -291,9 +292,6 @@ function isBigintColumn(field: FieldPlan): boolean {
   const keyProp = field.prop.targetMeta?.getPrimaryProps()[0] ?? field.prop;
   return field.field.type === 'bigint' || keyProp.customType instanceof BigIntType;
 }
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
 /**
  * A 64-bit column holds no more: PostgreSQL and MariaDB refuse a larger value, but SQLite would

@@ -3,7 +3,7 @@
  * (or `undefined` for ids) for text that is not a value of that field.
  */
 import { ApiError } from '../errors.js';
-import { INT32_MAX, INT32_MIN } from '../schema/model-schemas.js';
+import { INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN } from '../schema/model-schemas.js';
 import type { FieldDescription, FieldType, RecordId } from '../types.js';
 
 const PATTERNS: Partial<Record<FieldType, RegExp>> = {
@@ -18,7 +18,6 @@ const PATTERNS: Partial<Record<FieldType, RegExp>> = {
   // As TIME_PATTERN: the end of the day, 24:00:00, is a time PostgreSQL stores.
   time: /^(([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?|24:00(:00(\.0+)?)?)$/,
 };
-const BIGINT_RANGE = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
 
 /**
  * Whether `YYYY-MM-DD` names a day of the calendar: `Date.parse` rolls `2024-02-30` over to March,
@@ -47,7 +46,7 @@ export function parseFieldText(field: FieldDescription, raw: string): unknown {
     }
     case 'bigint': {
       const value = BigInt(raw);
-      return value >= BIGINT_RANGE.min && value <= BIGINT_RANGE.max ? value.toString() : undefined;
+      return value >= INT64_MIN && value <= INT64_MAX ? value.toString() : undefined;
     }
     case 'number': {
       const value = Number(raw);

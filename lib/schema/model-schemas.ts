@@ -21,6 +21,10 @@ export interface WriteSchemaOptions {
 export const INT32_MIN = -2147483648;
 /** Upper bound of a 32-bit signed integer column. */
 export const INT32_MAX = 2147483647;
+/** The smallest value of a signed 64-bit column (`bigint`), the range of bigint fields. */
+export const INT64_MIN = -(2n ** 63n);
+/** The largest value of a signed 64-bit column. */
+export const INT64_MAX = 2n ** 63n - 1n;
 
 /**
  * Text may hold any character but NUL: PostgreSQL refuses it in text columns and C clients of
