@@ -14,3 +14,8 @@ export function dialectOf(platform: Platform): Dialect {
   }
   return 'other';
 }
+
+/** Whether a keyset position after a datetime key is read from the stored row: where columns keep finer than milliseconds. */
+export function exactDatetimeKeyset(dialect: Dialect): boolean {
+  return dialect === 'postgresql' || dialect === 'mysql';
+}

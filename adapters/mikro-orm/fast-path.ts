@@ -19,7 +19,7 @@ import {
 } from '@mikro-orm/core';
 import type { ListQuery, ModelClass, ModelDescription } from '../../lib/types.js';
 import { type AnyMikroORM, isComputed } from './describe.js';
-import type { Dialect } from './dialect.js';
+import { type Dialect, exactDatetimeKeyset } from './dialect.js';
 import { hasBuiltInType } from './field-types.js';
 
 /** What the obstacle check reads of a plan under construction. */
@@ -121,11 +121,6 @@ export function queryObstacle(plan: QueryCandidate, query: ListQuery): string | 
       return `${path} goes through a relation to a model with MikroORM filters`;
   }
   return undefined;
-}
-
-/** Whether a keyset position after a datetime key is read from the stored row: where columns keep finer than milliseconds. */
-export function exactDatetimeKeyset(dialect: Dialect): boolean {
-  return dialect === 'postgresql' || dialect === 'mysql';
 }
 
 type Check = readonly [string, (orm: AnyMikroORM) => boolean];

@@ -33,6 +33,8 @@ export interface FieldPlan {
   readonly encode: Encoder;
   /** The value keyset comparisons use: `encode`, except where the column orders otherwise. */
   readonly encodeKeyset: Encoder;
+  /** Whether the column is a 64-bit integer (its own, or a referenced key's), whatever JS form MikroORM gives it. */
+  readonly bigint: boolean;
 }
 
 /** Everything the adapter needs for one model. */
@@ -133,6 +135,7 @@ function fieldPlanOf(
     decode: decoderFor(field.type, valueProp, platform),
     encode,
     encodeKeyset: keysetEncoderOf(prop, dialect, encode),
+    bigint: field.type === 'bigint' || valueProp.customType instanceof BigIntType,
   };
 }
 
@@ -287,12 +290,6 @@ export function encodeData(plan: ModelPlan, data: Readonly<RawRecord>): Record<s
   return encoded;
 }
 
-/** A 64-bit integer column, whatever JS form MikroORM gives its values (string, bigint, number). */
-function isBigintColumn(field: FieldPlan): boolean {
-  const keyProp = field.prop.targetMeta?.getPrimaryProps()[0] ?? field.prop;
-  return field.field.type === 'bigint' || keyProp.customType instanceof BigIntType;
-}
-
 /**
  * A 64-bit column holds no more: PostgreSQL and MariaDB refuse a larger value, but SQLite would
  * store it as a floating-point REAL (`1.0e+20`), a changed value. Refused alike everywhere, in
@@ -307,7 +304,7 @@ function checkBigintRange(field: FieldPlan, path: string, value: unknown): void 
     }
     return;
   }
-  if (!isBigintColumn(field)) return;
+  if (!field.bigint) return;
   if (value === null || (typeof value !== 'string' && typeof value !== 'bigint' && typeof value !== 'number'))
     return;
   let n: bigint;

@@ -2,7 +2,7 @@
 import { ALIAS_REPLACEMENT, type EntityProperty, raw } from '@mikro-orm/core';
 import { parseLikePattern, toSqlLike } from '../../lib/query/like-pattern.js';
 import type { FilterCondition, ListQuery, ModelClass } from '../../lib/types.js';
-import { exactDatetimeKeyset } from './fast-path.js';
+import { exactDatetimeKeyset } from './dialect.js';
 import type { FieldPlan, ModelPlan } from './plan.js';
 
 type Condition = Record<string | symbol, unknown>;
