@@ -146,6 +146,8 @@ export interface ModelDescription {
   readonly model: ModelClass;
   /** The to-many relations (one-to-many, many-to-many); absent or empty when there are none. */
   readonly collections?: readonly CollectionDescription[];
+  /** The ORM never writes this model (MikroORM's `readonly: true`): only its GET routes are served. */
+  readonly readOnly?: boolean;
 }
 
 /** A plain row as an adapter returns it: property names as keys, JS values (Date, boolean…). */

@@ -388,5 +388,7 @@ export function modelFacts(orm: AnyMikroORM, model: ModelClass): ModelFacts {
     fields: servedProperties(meta).map((prop) =>
       fieldFacts(meta, prop, initial, orm.em.getPlatform().getDefaultVarcharLength(), orm.em.getPlatform()),
     ),
+    // MikroORM never writes a `readonly: true` entity (a flush skips it): its routes are reads only.
+    ...(meta.readonly === true ? { readOnly: true } : {}),
   };
 }

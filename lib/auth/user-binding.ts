@@ -44,6 +44,11 @@ export function bindUserModel(
   options: { readonly strict: boolean; readonly usernameField: string },
 ): UserBinding {
   const model = adapter.describe(userModel);
+  if (model.readOnly === true) {
+    throw new ConfigurationError(
+      `User model ${model.name}: the ORM never writes it (MikroORM \`readonly: true\`), so nobody could register or change a password; remove \`readonly\`.`,
+    );
+  }
   const hashed = model.fieldsByName.get('hashed_password');
   if (hashed === undefined || !hashed.hidden) {
     throw new ConfigurationError(

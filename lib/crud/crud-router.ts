@@ -10,7 +10,7 @@ import { aliasMethods } from '../options/spelling.js';
 import type { AppContext, AppState, OrmAdapter } from '../types.js';
 import { type CrudRouterOptions, type ResolvedCrudOptions, resolveCrudOptions } from './crud-options.js';
 import { type CrudPlan, compileCrudPlan } from './crud-plan.js';
-import { CRUD_OPERATIONS, crudRoutes } from './crud-routes.js';
+import { crudOperations, crudRoutes } from './crud-routes.js';
 import { adapterDirectory, type PlanDirectory } from './plan-directory.js';
 
 /**
@@ -73,7 +73,7 @@ export class CrudRouter {
       app.mount(plan.basePath.split('/')[1] ?? '', middleware);
       app.openapi.addCrud({
         description: plan.model,
-        operations: CRUD_OPERATIONS,
+        operations: crudOperations(plan),
         prefix: this.options.prefix,
         secure: this.options.secure,
         ...(this.options.authDependency?.securityScheme === undefined

@@ -73,9 +73,16 @@ export const CRUD_OPERATIONS: readonly CrudOperation[] = [
   },
 ];
 
+/** The operations a model is served by: all six, or the two reads of a model its ORM never writes. */
+export function crudOperations(plan: CrudPlan): readonly CrudOperation[] {
+  return plan.model.readOnly === true
+    ? CRUD_OPERATIONS.filter((operation) => operation.method === 'GET')
+    : CRUD_OPERATIONS;
+}
+
 /** The routes of a plan, relative to `{prefix}/{resource}`, from the operation table. */
 export function crudRoutes(plan: CrudPlan): RouteSpec[] {
-  return CRUD_OPERATIONS.map((operation) => ({
+  return crudOperations(plan).map((operation) => ({
     method: operation.method,
     path: operation.path,
     handler: (ctx, params) => operation.handle(plan, ctx, params),

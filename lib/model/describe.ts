@@ -31,6 +31,8 @@ export interface ModelFacts {
   readonly primaryKeys: readonly string[];
   /** Fields as the ORM sees them. */
   readonly fields: readonly FieldFacts[];
+  /** The ORM never writes the model (MikroORM's `readonly: true`): it is served by its GET routes only. */
+  readonly readOnly?: boolean;
 }
 
 /** The table name of a model: `__tablename__` wins, then the ORM's explicit name, then the rule. */
@@ -140,7 +142,10 @@ export function buildModelDescription(facts: ModelFacts): ModelDescription {
   const protectedFields = protectedFieldsOf(facts.model);
   const fields = facts.fields.map((field): FieldDescription => {
     const isKey = field.name === primaryKey;
-    const writable = !protectedFields.has(field.name) && (!isKey || (!field.generated && !field.hasDefault));
+    const writable =
+      facts.readOnly !== true &&
+      !protectedFields.has(field.name) &&
+      (!isKey || (!field.generated && !field.hasDefault));
     return finishField(field, `${facts.name}.${field.name}`, isKey, writable);
   });
   const key = fields.find((field) => field.name === primaryKey);
@@ -161,6 +166,7 @@ export function buildModelDescription(facts: ModelFacts): ModelDescription {
     fields: Object.freeze(fields),
     fieldsByName: new Map(fields.map((field) => [field.name, field])),
     model: facts.model,
+    ...(facts.readOnly === true ? { readOnly: true } : {}),
   });
 }
 

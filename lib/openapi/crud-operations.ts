@@ -357,14 +357,17 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
   const fullRead = withRelationProperties(readSchema(model), relations, doc.includeLimit);
   const record = ctx.record(doc, fullRead);
   // Non-strict routers drop the fields a client may not write, so their bodies allow unknown keys.
-  const create = ctx.schema(
-    `${model.name}Create`,
-    documentedWriteSchema(withFieldRules(createSchema(model, writeOptions), doc.fieldRules), doc.strict),
-  );
-  const update = ctx.schema(
-    `${model.name}Update`,
-    documentedWriteSchema(withFieldRules(updateSchema(model, writeOptions), doc.fieldRules), doc.strict),
-  );
+  // Registered when an operation takes the body: a read-only model has no write schemas.
+  const writeSchema = (kind: 'create' | 'update') =>
+    kind === 'create'
+      ? ctx.schema(
+          `${model.name}Create`,
+          documentedWriteSchema(withFieldRules(createSchema(model, writeOptions), doc.fieldRules), doc.strict),
+        )
+      : ctx.schema(
+          `${model.name}Update`,
+          documentedWriteSchema(withFieldRules(updateSchema(model, writeOptions), doc.fieldRules), doc.strict),
+        );
   // With `fields=` a list returns only the named fields, so no field is required in list items.
   const { required: _required, ...partial } = fullRead;
   const listItem = ctx.schema(`${model.name}Fields`, {
@@ -468,7 +471,7 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
       ...(parameters === undefined ? {} : { parameters }),
       ...(declared.body === undefined
         ? {}
-        : { requestBody: jsonBody(declared.body === 'create' ? create : update, text.body ?? '') }),
+        : { requestBody: jsonBody(writeSchema(declared.body), text.body ?? '') }),
       success: success(declared, text.success),
       errors: checkErrors(declared.checks),
       ...(declared.checks.includes('query') && declared.method === 'GET'
