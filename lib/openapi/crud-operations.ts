@@ -362,11 +362,17 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
     kind === 'create'
       ? ctx.schema(
           `${model.name}Create`,
-          documentedWriteSchema(withFieldRules(createSchema(model, writeOptions), doc.fieldRules), doc.strict),
+          documentedWriteSchema(
+            withFieldRules(createSchema(model, writeOptions), doc.fieldRules),
+            doc.strict,
+          ),
         )
       : ctx.schema(
           `${model.name}Update`,
-          documentedWriteSchema(withFieldRules(updateSchema(model, writeOptions), doc.fieldRules), doc.strict),
+          documentedWriteSchema(
+            withFieldRules(updateSchema(model, writeOptions), doc.fieldRules),
+            doc.strict,
+          ),
         );
   // With `fields=` a list returns only the named fields, so no field is required in list items.
   const { required: _required, ...partial } = fullRead;

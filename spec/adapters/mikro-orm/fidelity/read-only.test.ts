@@ -52,7 +52,11 @@ await describeFidelity(
       ];
       for (const [method, path, body] of writes) {
         const answer = await env().send(method, path, body);
-        assert.equal(answer.status, 405, `${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+        assert.equal(
+          answer.status,
+          405,
+          `${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`,
+        );
         assert.equal(answer.headers.get('allow'), 'GET, HEAD, OPTIONS', `${method} ${path}`);
         assert.match(answer.headers.get('content-type') ?? '', /application\/problem\+json/);
       }
@@ -68,7 +72,9 @@ await describeFidelity(
         Object.keys(document.paths[path] ?? {}).filter((key) => key !== 'parameters');
       assert.deepEqual(methods('/exchange_rates'), ['get']);
       assert.deepEqual(methods('/exchange_rates/{id}'), ['get']);
-      const schemas = Object.keys(document.components.schemas).filter((name) => name.startsWith('ExchangeRate'));
+      const schemas = Object.keys(document.components.schemas).filter((name) =>
+        name.startsWith('ExchangeRate'),
+      );
       assert.ok(
         schemas.every((name) => !/Create|Update|Patch/.test(name)),
         `write schemas: ${schemas.join(', ')}`,

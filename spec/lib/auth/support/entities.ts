@@ -74,5 +74,15 @@ export class Superuser extends AuthMixin(FrameworkModel) {
   is_superuser: boolean & Opt = false;
 }
 
+/** Table `retired_users`: `readonly: true`, so MikroORM would never store a registration. */
+@Entity({ readonly: true, tableName: 'retired_users' })
+export class RetiredUser extends AuthMixin(FrameworkModel) {
+  @PrimaryKey({ type: 'integer' })
+  id!: number;
+
+  @Property({ type: 'string', length: 50, unique: true })
+  username!: string;
+}
+
 /** Every entity of the suite. */
-export const authEntities = [User, Post, Tag, StaffMember, Superuser];
+export const authEntities = [User, Post, Tag, StaffMember, Superuser, RetiredUser];
