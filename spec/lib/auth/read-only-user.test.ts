@@ -1,8 +1,8 @@
 /** A user model its ORM never writes (MikroORM `readonly: true`) cannot serve the auth plugin. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { AuthRouter } from '../../../lib/auth/auth-router.js';
 import { Application } from '../../../lib/application.js';
+import { AuthRouter } from '../../../lib/auth/auth-router.js';
 import { ConfigurationError } from '../../../lib/errors.js';
 import { requireTarget } from '../../support/databases.js';
 import { RetiredUser } from './support/entities.js';
