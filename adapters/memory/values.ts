@@ -66,7 +66,9 @@ function storedDate(value: unknown): string {
   const match = typeof value === 'string' ? DATE_TEXT.exec(value) : null;
   if (match === null) throw new ValueProblem('must be a date (YYYY-MM-DD)');
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const check = new Date(Date.UTC(year, month - 1, day));
+  // setUTCFullYear, not Date.UTC: Date.UTC reads the years 0 to 99 as 1900 to 1999.
+  const check = new Date(0);
+  check.setUTCFullYear(year, month - 1, day);
   if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) {
     throw new ValueProblem('must be an existing calendar date');
   }

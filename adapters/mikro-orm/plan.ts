@@ -35,6 +35,8 @@ export interface FieldPlan {
   readonly encodeKeyset: Encoder;
   /** Whether the column is a 64-bit integer (its own, or a referenced key's), whatever JS form MikroORM gives it. */
   readonly bigint: boolean;
+  /** The first year a date or datetime column of this database holds, when it holds fewer than JavaScript. */
+  readonly firstYear?: number;
 }
 
 /** Everything the adapter needs for one model. */
@@ -136,7 +138,20 @@ function fieldPlanOf(
     encode,
     encodeKeyset: keysetEncoderOf(prop, dialect, encode),
     bigint: field.type === 'bigint' || valueProp.customType instanceof BigIntType,
+    ...firstYearOf(field, dialect),
   };
+}
+
+/**
+ * MariaDB and MySQL hold the years 1000 to 9999 in `date` and `datetime` (mysql2 reads an earlier
+ * year back as another: 0050 as 1950); PostgreSQL has no year 0. The API refuses such a year on a
+ * write rather than store a changed value or fail without naming the field.
+ */
+function firstYearOf(field: FieldDescription, dialect: Dialect): { firstYear?: number } {
+  if (field.type !== 'date' && field.type !== 'datetime') return {};
+  if (dialect === 'mysql') return { firstYear: 1000 };
+  if (dialect === 'postgresql') return { firstYear: 1 };
+  return {};
 }
 
 /** An embedded value's JSON form (JSON names) in the form MikroORM expects (property names). */
@@ -279,7 +294,7 @@ export function encodeData(plan: ModelPlan, data: Readonly<RawRecord>): Record<s
     const field = plan.byName.get(name);
     // Computed values (formulas, getters, the inheritance discriminator) belong to the ORM.
     if (field === undefined || value === undefined || field.field.computed === true) continue;
-    checkBigintRange(field, name, value);
+    checkColumnRange(field, name, value);
     try {
       encoded[field.prop.name] = field.encode(value);
     } catch {
@@ -291,20 +306,39 @@ export function encodeData(plan: ModelPlan, data: Readonly<RawRecord>): Record<s
 }
 
 /**
- * A 64-bit column holds no more: PostgreSQL and MariaDB refuse a larger value, but SQLite would
- * store it as a floating-point REAL (`1.0e+20`), a changed value. Refused alike everywhere, in
- * embedded values too (their own columns), in the signed range that filters and `{id}` parse.
+ * A value the column cannot hold is a 422 naming the field, in embedded values too (their own
+ * columns): a year before the column's first (`firstYearOf`), a bigint beyond 64 bits.
  */
-function checkBigintRange(field: FieldPlan, path: string, value: unknown): void {
+function checkColumnRange(field: FieldPlan, path: string, value: unknown): void {
   if (field.nested !== undefined) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
     for (const [name, inner] of Object.entries(value as Record<string, unknown>)) {
       const nested = field.nested.get(name);
-      if (nested !== undefined) checkBigintRange(nested, `${path}.${name}`, inner);
+      if (nested !== undefined) checkColumnRange(nested, `${path}.${name}`, inner);
     }
     return;
   }
-  if (!field.bigint) return;
+  if (field.firstYear !== undefined) checkYear(field.firstYear, path, value);
+  else if (field.bigint) checkBigintRange(path, value);
+}
+
+/** The year of a date (`YYYY-MM-DD`) or datetime (any offset: its UTC year) is at least `first`. */
+function checkYear(first: number, path: string, value: unknown): void {
+  if (typeof value !== 'string' && !(value instanceof Date)) return;
+  const year =
+    typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value)
+      ? Number(value.slice(0, 4))
+      : new Date(value).getUTCFullYear();
+  if (year < first)
+    throw ApiError.validation([{ path, message: `The column holds dates from the year ${first} on.` }]);
+}
+
+/**
+ * A 64-bit column holds no more: PostgreSQL and MariaDB refuse a larger value, but SQLite would
+ * store it as a floating-point REAL (`1.0e+20`), a changed value. Refused alike everywhere, in the
+ * signed range that filters and `{id}` parse.
+ */
+function checkBigintRange(path: string, value: unknown): void {
   if (value === null || (typeof value !== 'string' && typeof value !== 'bigint' && typeof value !== 'number'))
     return;
   let n: bigint;

@@ -25,7 +25,9 @@ const PATTERNS: Partial<Record<FieldType, RegExp>> = {
  */
 function isCalendarDate(day: string): boolean {
   const [year, month, date] = day.split('-').map(Number) as [number, number, number];
-  const parsed = new Date(Date.UTC(year, month - 1, date));
+  // setUTCFullYear, not Date.UTC: Date.UTC reads the years 0 to 99 as 1900 to 1999.
+  const parsed = new Date(0);
+  parsed.setUTCFullYear(year, month - 1, date);
   return (
     parsed.getUTCFullYear() === year && parsed.getUTCMonth() === month - 1 && parsed.getUTCDate() === date
   );

@@ -58,6 +58,12 @@ describe('parseFieldText: dates and times', () => {
     assert.equal(parseFieldText(moment, '2024-02-30T10:00:00Z'), undefined);
   });
 
+  it('takes the years 0 to 99 as themselves (Date.UTC would read them as 1900 to 1999)', () => {
+    for (const raw of ['0050-05-05', '0004-02-29', '0000-01-01']) assert.equal(parseFieldText(day, raw), raw);
+    assert.equal(parseFieldText(day, '0050-02-29'), undefined);
+    assert.equal(parseFieldText(moment, '0050-05-05T05:05:05.000Z'), '0050-05-05T05:05:05.000Z');
+  });
+
   it('takes the end of the day, 24:00:00, and nothing past it', () => {
     for (const raw of ['24:00', '24:00:00', '23:59:59.999']) assert.equal(parseFieldText(clock, raw), raw);
     for (const raw of ['24:00:01', '24:01', '25:00'])
