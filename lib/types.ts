@@ -148,6 +148,8 @@ export interface ModelDescription {
   readonly collections?: readonly CollectionDescription[];
   /** The ORM never writes this model (MikroORM's `readonly: true`): only its GET routes are served. */
   readonly readOnly?: boolean;
+  /** False when the ORM cannot create a record of this model itself (an inheritance root whose rows are all subclasses'): no POST route. */
+  readonly creatable?: boolean;
 }
 
 /** A plain row as an adapter returns it: property names as keys, JS values (Date, boolean…). */

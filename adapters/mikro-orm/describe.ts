@@ -88,6 +88,13 @@ export function jsonNameOf(prop: EntityProperty): string {
   return prop.serializedName ?? prop.name;
 }
 
+/** Whether the entity is the root of an inheritance hierarchy with no discriminator value of its own. */
+function isAbstractRoot(meta: EntityMetadata): boolean {
+  return (
+    meta.root === meta && meta.discriminatorColumn !== undefined && meta.discriminatorValue === undefined
+  );
+}
+
 /** Whether the property is the discriminator of a single-table inheritance hierarchy. */
 export function isDiscriminator(meta: EntityMetadata, prop: EntityProperty): boolean {
   const column = meta.root?.discriminatorColumn ?? meta.discriminatorColumn;
@@ -390,5 +397,8 @@ export function modelFacts(orm: AnyMikroORM, model: ModelClass): ModelFacts {
     ),
     // MikroORM never writes a `readonly: true` entity (a flush skips it): its routes are reads only.
     ...(meta.readonly === true ? { readOnly: true } : {}),
+    // The root of an inheritance hierarchy that maps no discriminator value to itself: every row is
+    // one of its subclasses, which the client cannot choose (the discriminator is MikroORM's to set).
+    ...(isAbstractRoot(meta) ? { creatable: false } : {}),
   };
 }

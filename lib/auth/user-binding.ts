@@ -44,6 +44,11 @@ export function bindUserModel(
   options: { readonly strict: boolean; readonly usernameField: string },
 ): UserBinding {
   const model = adapter.describe(userModel);
+  if (model.creatable === false) {
+    throw new ConfigurationError(
+      `User model ${model.name}: the ORM cannot create a record of it (the root of an inheritance hierarchy whose rows are all subclasses'); use the subclass users register as.`,
+    );
+  }
   if (model.readOnly === true) {
     throw new ConfigurationError(
       `User model ${model.name}: the ORM never writes it (MikroORM \`readonly: true\`), so nobody could register or change a password; remove \`readonly\`.`,

@@ -73,11 +73,15 @@ export const CRUD_OPERATIONS: readonly CrudOperation[] = [
   },
 ];
 
-/** The operations a model is served by: all six, or the two reads of a model its ORM never writes. */
+/**
+ * The operations a model is served by: all six; the two reads of a model its ORM never writes;
+ * all but POST for one whose records the ORM cannot create itself.
+ */
 export function crudOperations(plan: CrudPlan): readonly CrudOperation[] {
-  return plan.model.readOnly === true
-    ? CRUD_OPERATIONS.filter((operation) => operation.method === 'GET')
-    : CRUD_OPERATIONS;
+  if (plan.model.readOnly === true) return CRUD_OPERATIONS.filter((operation) => operation.method === 'GET');
+  if (plan.model.creatable === false)
+    return CRUD_OPERATIONS.filter((operation) => operation.method !== 'POST');
+  return CRUD_OPERATIONS;
 }
 
 /** The routes of a plan, relative to `{prefix}/{resource}`, from the operation table. */

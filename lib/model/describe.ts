@@ -33,6 +33,8 @@ export interface ModelFacts {
   readonly fields: readonly FieldFacts[];
   /** The ORM never writes the model (MikroORM's `readonly: true`): it is served by its GET routes only. */
   readonly readOnly?: boolean;
+  /** False when the ORM cannot create a record of the model itself (an inheritance root whose rows are all subclasses'): no POST route. */
+  readonly creatable?: boolean;
 }
 
 /** The table name of a model: `__tablename__` wins, then the ORM's explicit name, then the rule. */
@@ -167,6 +169,7 @@ export function buildModelDescription(facts: ModelFacts): ModelDescription {
     fieldsByName: new Map(fields.map((field) => [field.name, field])),
     model: facts.model,
     ...(facts.readOnly === true ? { readOnly: true } : {}),
+    ...(facts.creatable === false ? { creatable: false } : {}),
   });
 }
 

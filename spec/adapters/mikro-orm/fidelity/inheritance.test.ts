@@ -110,6 +110,33 @@ await describeFidelity('MikroORM fidelity: single-table inheritance', (env) => {
     }
   });
 
+  it('the root, whose rows are all of a subclass, has no POST: 405, nothing stored, not documented', async () => {
+    const before = await env().em().count(Vehicle);
+    for (const body of [{ name: 'rootless' }, { name: 'rootless', kind: 'truck' }]) {
+      const answer = await env().send('POST', routeOf(Vehicle), body);
+      assert.equal(answer.status, 405, JSON.stringify(answer.body));
+      assert.equal(answer.headers.get('allow'), 'GET, HEAD, OPTIONS');
+    }
+    assert.equal(await env().em().count(Vehicle), before);
+    // The rest of the root's routes stay: a common field changes through it.
+    const em = env().em();
+    const truck = em.create(Truck, { name: `Renamed ${env().mode}`, payload: 3 });
+    await em.flush();
+    const renamed = await env().send('PATCH', `${routeOf(Vehicle)}/${truck.id}`, { name: 'Renamed again' });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+    assertSameJson(renamed.body, await env().mikroJson(Vehicle, truck.id));
+    const document = (await env().send('GET', '/openapi.json')).body as {
+      paths: Record<string, Record<string, unknown>>;
+      components: { schemas: Record<string, unknown> };
+    };
+    assert.equal(document.paths[routeOf(Vehicle)]?.post, undefined);
+    assert.equal(document.components.schemas.VehicleCreate, undefined);
+    assert.ok(
+      document.paths[routeOf(Truck)]?.post !== undefined,
+      'a subclass is still created through its route',
+    );
+  });
+
   it('the discriminator is a read-only field of each subclass', () => {
     for (const model of [Truck, Van]) {
       const kind = env().adapter.describe(model).fieldsByName.get('kind');
