@@ -165,7 +165,8 @@ async function writeData(
  */
 function collectionPath(ctx: AppContext): string {
   const url = ctx.originalUrl;
-  const path = url.startsWith('/') ? (url.split('?')[0] as string) : new URL(url, 'http://host').pathname;
+  // A raw request target may carry a fragment too (`/posts#x`): neither belongs in `Location`.
+  const path = url.startsWith('/') ? (url.split(/[?#]/)[0] as string) : new URL(url, 'http://host').pathname;
   return path.replace(/\/+$/, '');
 }
 

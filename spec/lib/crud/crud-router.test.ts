@@ -4,6 +4,7 @@
  * on the in-memory adapter (the full route behaviour is the conformance suite's job).
  */
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import Koa from 'koa';
 import { defineMemoryModel, MemoryAdapter } from '../../../adapters/memory/index.js';
@@ -399,6 +400,28 @@ describe('CrudRouter in a plain Koa app', () => {
     assert.equal(created.status, 201);
     assert.equal(created.headers.get('location'), '/api/v1/memos/1');
     assert.equal((await server.request('/memos')).status, 404);
+  });
+
+  it('leaves a fragment or query of the request target out of Location', async () => {
+    const url = new URL(server.url);
+    const location = await new Promise<string | undefined>((resolve, reject) => {
+      const request = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          method: 'POST',
+          path: '/api/v1/memos#frag?x=1',
+          headers: { 'content-type': 'application/json' },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.headers.location);
+        },
+      );
+      request.on('error', reject);
+      request.end(JSON.stringify({ text: 'fragment' }));
+    });
+    assert.match(location ?? '', /^\/api\/v1\/memos\/\d+$/);
   });
 });
 
