@@ -82,6 +82,8 @@ export class Application {
   /** The routers' plans by model: where relations find the router of their target. */
   readonly plans = new PlanDirectory();
   private readonly groups = new Map<string, Middleware<AppState>>();
+  // The paths each part of the application answers under, by owner: one may not shadow another.
+  private readonly reserved = new Map<string, string>();
   private readonly descriptions = new Map<ModelClass, ModelDescription>();
   private readonly shutdownTimeoutMs: number;
   private readonly headersTimeoutMs: number;
@@ -126,6 +128,7 @@ export class Application {
     this.koa.use(problemMiddleware(this.logger));
     this.koa.use(securityHeaders());
     this.koa.use(this.dispatch());
+    this.reservePath(this.openapiPath, 'the OpenAPI document');
     this.mount(
       'openapi.json',
       routeGroup('', [
@@ -139,7 +142,28 @@ export class Application {
         },
       ]),
     );
-    if (options.health ?? true) this.mount('health', healthRoutes(this.adapter));
+    if (options.health ?? true) {
+      this.reservePath('/health', 'the health checks');
+      this.mount('health', healthRoutes(this.adapter));
+    }
+  }
+
+  /**
+   * Claims the requests under `path` (itself and below it) for `owner`: a `ConfigurationError`
+   * when another owner's path is the same, below it or above it, since one would shadow the other.
+   * The framework's pages (the document, health checks, Swagger UI) and each CRUD resource claim theirs.
+   */
+  reservePath(path: string, owner: string): void {
+    const trimmed = path.replace(/\/+$/, '');
+    const within = (inner: string, outer: string) => inner === outer || inner.startsWith(`${outer}/`);
+    for (const [other, otherOwner] of this.reserved) {
+      if (otherOwner !== owner && (within(trimmed, other) || within(other, trimmed))) {
+        throw new ConfigurationError(
+          `${owner} at ${trimmed} would share its path with ${otherOwner} at ${other}, and one would shadow the other: give the router a \`prefix\`, or the page another \`path\`.`,
+        );
+      }
+    }
+    this.reserved.set(trimmed, owner);
   }
 
   /** The model description of a model, introspected once. */

@@ -21,6 +21,8 @@ export interface SwaggerHost {
   readonly openapiPath: string;
   /** The application's title, used for the page title when the options give none. */
   readonly title?: string;
+  /** Claims the page's path so that no router shadows it, or it no router (`Application` has it). */
+  reservePath?(path: string, owner: string): void;
 }
 
 /** Options of `add_swagger_ui`. */
@@ -201,6 +203,7 @@ export function swaggerUi(options: SwaggerUiMiddlewareOptions): Middleware {
 export function add_swagger_ui(app: SwaggerHost, options: SwaggerUiOptions = {}): void {
   const path = docsPath(options.path ?? DEFAULT_DOCS_PATH);
   const title = options.title ?? app.title;
+  app.reservePath?.(path, 'Swagger UI');
   app.mount(
     path.slice(1),
     swaggerUi({ path, openapiPath: app.openapiPath, ...(title === undefined ? {} : { title }) }),

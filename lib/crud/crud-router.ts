@@ -70,7 +70,7 @@ export class CrudRouter {
       const adapter = this.options.adapter ?? app.adapter;
       const { plan, middleware } = this.compiled(adapter, app.bodyLimit, app.plans);
       const hooks = this.options.writeHooks;
-      app.mount(plan.basePath.split('/')[1] ?? '', middleware);
+      // Documented first: a second router on the same path is refused there, naming both.
       app.openapi.addCrud({
         description: plan.model,
         operations: crudOperations(plan),
@@ -89,6 +89,8 @@ export class CrudRouter {
         relations: () => plan.relations(),
         includeLimit: this.options.includeLimit,
       });
+      app.reservePath(plan.basePath, `the CrudRouter of ${plan.model.name}`);
+      app.mount(plan.basePath.split('/')[1] ?? '', middleware);
       return;
     }
     if (this.options.adapter !== undefined) useAdapterIfMissing(app as Koa, this.options.adapter);

@@ -15,6 +15,7 @@ import { problemMiddleware } from '../../../lib/http/problem-middleware.js';
 import { sessionOf, useAdapter } from '../../../lib/http/session.js';
 import { FrameworkModel } from '../../../lib/model/framework-model.js';
 import type { WriteHooks } from '../../../lib/model/write-hooks.js';
+import { add_swagger_ui } from '../../../lib/swagger-ui.js';
 import type {
   AppContext,
   AuthDependency,
@@ -313,6 +314,49 @@ describe('CrudRouter configuration', () => {
     class Stranger extends FrameworkModel {}
     const app = new Application({ title: 't', adapter: makeAdapter(), logger: silent });
     assert.throws(() => new CrudRouter({ model: Stranger }).register_routes(app));
+  });
+});
+
+describe('CrudRouter paths beside the framework pages', () => {
+  class Health extends FrameworkModel {}
+  class Docs extends FrameworkModel {}
+  const adapter = new MemoryAdapter({
+    models: [
+      defineMemoryModel(
+        Health,
+        { id: { type: 'integer', primary: true, generated: true } },
+        { table: 'health' },
+      ),
+      defineMemoryModel(Docs, { id: { type: 'integer', primary: true, generated: true } }, { table: 'docs' }),
+    ],
+  });
+  const app = () => new Application({ title: 'pages', adapter, logger: silent });
+
+  it('refuses a resource the health checks or Swagger UI would shadow, in either order', () => {
+    const refused = (error: Error) =>
+      error instanceof ConfigurationError && /shadow/.test(error.message) && /prefix/.test(error.message);
+    assert.throws(() => new CrudRouter({ model: Health }).register_routes(app()), refused);
+    const docsFirst = app();
+    new CrudRouter({ model: Docs }).register_routes(docsFirst);
+    assert.throws(() => add_swagger_ui(docsFirst), refused);
+    const pageFirst = app();
+    add_swagger_ui(pageFirst);
+    assert.throws(() => new CrudRouter({ model: Docs }).register_routes(pageFirst), refused);
+  });
+
+  it('serves them under a prefix, or beside a page moved elsewhere', async () => {
+    const moved = app();
+    add_swagger_ui(moved, { path: '/swagger' });
+    new CrudRouter({ model: Docs }).register_routes(moved);
+    new CrudRouter({ model: Health, prefix: '/api' }).register_routes(moved);
+    const server = await serve(moved.callback());
+    try {
+      assert.equal((await server.request('/docs')).status, 200);
+      assert.equal((await server.request('/api/health')).status, 200);
+      assert.equal((await server.request('/health/live')).status, 200);
+    } finally {
+      await server.close();
+    }
   });
 });
 
