@@ -140,6 +140,17 @@ function unstorableValues(body: Record<string, unknown>): FieldError[] {
   return errors;
 }
 
+/**
+ * A client-chosen key of `.` or `..` would be stored, but no URL reaches it: clients resolve
+ * `/codes/.` to `/codes/` and `/codes/..` to `/` before sending (RFC 3986 dot segments).
+ */
+function unaddressableKey(model: ModelDescription, clean: RawRecord): FieldError[] {
+  const key = clean[model.primaryKey];
+  return key === '.' || key === '..'
+    ? [{ path: model.primaryKey, message: 'A key of "." or ".." cannot be addressed in a URL.' }]
+    : [];
+}
+
 /** Compiles a validator; calling it returns a clean copy of the writable input or throws a 422 `ApiError`. */
 export function compileWriteValidator(
   model: ModelDescription,
@@ -173,7 +184,12 @@ export function compileWriteValidator(
     const refused: FieldError[] = [];
     const clean = keepAccepted(body, plan, options.strict, '', refused);
     const errors = validate(clean) ? [] : (validate.errors ?? []).map(toFieldError);
-    const all = onePerField([...refused, ...errors, ...unstorableValues(clean)]);
+    const all = onePerField([
+      ...refused,
+      ...errors,
+      ...unstorableValues(clean),
+      ...unaddressableKey(model, clean),
+    ]);
     if (all.length > 0) throw ApiError.validation(all);
     return clean;
   };

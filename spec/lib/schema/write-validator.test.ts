@@ -102,6 +102,18 @@ describe('compileWriteValidator', () => {
     );
   });
 
+  it('refuses a client-chosen key of "." or "..", which no URL reaches', () => {
+    class Code extends FrameworkModel {}
+    const codes = describeFields(Code, { id: { type: 'string', primary: true, maxLength: 10 } });
+    const createCode = compileWriteValidator(codes, { mode: 'create', strict: false });
+    for (const code of ['.', '..'])
+      assert.deepEqual(
+        problems(() => createCode({ id: code })).map((error) => error.path),
+        ['id'],
+      );
+    assert.deepEqual(createCode({ id: '...' }), { id: '...' });
+  });
+
   it('accepts partial updates and refuses non-objects', () => {
     assert.deepEqual(update({ age: 30 }), { age: 30 });
     assert.deepEqual(update({}), {});
