@@ -77,3 +77,50 @@ describe('bodyReader: a request without a body', () => {
     assert.deepEqual(JSON.parse(answer.body), { received: {} });
   });
 });
+
+describe('bodyReader: the bytes of a JSON body', () => {
+  let server: TestServer;
+  before(async () => {
+    const koa = new Koa<AppState>();
+    const read = bodyReader({ limit: 1024 });
+    koa.use(problemMiddleware(silent));
+    koa.use(async (ctx: AppContext) => {
+      ctx.body = { received: await read(ctx) };
+    });
+    server = await serve(koa.callback());
+  });
+  after(() => server.close());
+
+  /** Posts `bytes` as `application/json`. */
+  const post = (bytes: Uint8Array) =>
+    fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bytes });
+
+  it('refuses bytes that are not UTF-8 (a 400), never storing U+FFFD in their place', async () => {
+    for (const bad of [[0xff, 0xfe], [0xc3], [0xed, 0xa0, 0x80], [0xe2, 0x82]]) {
+      const body = Buffer.concat([Buffer.from('{"title":"'), Buffer.from(bad), Buffer.from('"}')]);
+      const answer = await post(body);
+      const text = await answer.text();
+      assert.equal(answer.status, 400, `${bad}: ${text}`);
+      assert.match(text, /UTF-8/);
+    }
+  });
+
+  it('reads UTF-8 text as sent: accents, emoji, U+FFFD itself and a leading byte-order mark', async () => {
+    const json = '{"title":"Zoë 🎉 \uFFFD ĳ"}';
+    for (const bytes of [
+      Buffer.from(json),
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(json)]),
+    ]) {
+      const answer = await post(bytes);
+      assert.equal(answer.status, 200);
+      assert.deepEqual(await answer.json(), { received: { title: 'Zoë 🎉 \uFFFD ĳ' } });
+    }
+  });
+
+  it('answers 400 for JSON that is not an object or array, or not JSON', async () => {
+    for (const text of ['"text"', '42', '{"a":', 'nope']) {
+      const answer = await post(Buffer.from(text));
+      assert.equal(answer.status, 400, text);
+    }
+  });
+});
