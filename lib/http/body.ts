@@ -41,7 +41,7 @@ function toApiError(error: ParserError, limit: number): ApiError {
 }
 
 // JSON whitespace, then an object or an array (`jsonStrict`).
-const STRICT_JSON_START = /^[\x20\x09\x0a\x0d]*(\[|\{)/;
+const STRICT_JSON_START = /^[ \t\n\r]*(\[|\{)/;
 
 // Fatal: a byte sequence that is not UTF-8 is refused, never replaced by U+FFFD and stored so.
 const utf8 = new TextDecoder('utf-8', { fatal: true });
