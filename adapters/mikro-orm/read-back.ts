@@ -11,7 +11,8 @@
  *
  * Not refreshed, so a reason to read back: formulas; values the database stores in another form
  * than the entity holds them (a decimal's scale, a timestamp without milliseconds, a float column,
- * CHAR padding, an upper-case uuid on PostgreSQL, a custom type's conversion, array items);
+ * CHAR padding, an upper-case uuid on PostgreSQL, a custom type's conversion, array items, a JSON
+ * integer past 2^53 on MySQL/MariaDB);
  * embedded values (a fresh read hydrates every nested field); database triggers (the entity
  * option `hasTriggers`, or `@Trigger`) and columns the database sets (`returning: true`, which
  * MikroORM honours only on a PostgreSQL or SQLite insert); transient (`persist: false`) values
@@ -119,9 +120,12 @@ function valueReason(name: string, prop: EntityProperty, dialect: Dialect): stri
       return dialect === 'sqlite'
         ? undefined
         : `${name} is a time, which the database stores at the column's precision`;
-    // JSON reads back equal; PostgreSQL's jsonb may only reorder an object's keys.
+    // JSON reads back equal (PostgreSQL's jsonb may only reorder an object's keys), except that
+    // MikroORM's MySQL driver sets mysql2's `supportBigNumbers`: an integer past 2^53 reads as a string.
     case 'json':
-      return undefined;
+      return dialect === 'mysql'
+        ? `${name} is JSON, whose integers past 2^53 MySQL/MariaDB read back as strings`
+        : undefined;
     default:
       return `${name} has a type whose round trip is not proved`;
   }

@@ -21,6 +21,7 @@ import {
   Defaulted,
   Echoed,
   Formulated,
+  Gauged,
   Hooked,
   Lent,
   Listed,
@@ -93,6 +94,13 @@ function reasonCases(dialect: Dialect): ReasonCase[] {
       dialects: ['postgresql', 'mysql'],
       post: { reading: 1.23456789 },
       patch: { reading: 9.87654321 },
+    },
+    {
+      model: Gauged,
+      property: 'meta',
+      dialects: ['mysql'],
+      post: { meta: { n: 1e20, small: 7 } },
+      patch: { meta: [2 ** 53 + 2, 1.5] },
     },
     {
       model: Coded,
@@ -247,7 +255,9 @@ await describeFidelity(
   (env) => {
     it('Tally: the entity after flush is what a fresh read gives, so the plain path reads nothing back', async () => {
       const plan = buildPlan(env().adapter.orm, Tally);
-      assert.equal(plan.readBack, undefined);
+      // Except on MariaDB, for its JSON (Gauged below shows why).
+      if (plan.dialect === 'mysql') assert.match(plan.readBack ?? '', /\bTally\.data\b/);
+      else assert.equal(plan.readBack, undefined);
       const em = env().em();
       const carrier = em.create(Carrier, { name: `Carrier ${env().mode}` });
       await em.flush();
@@ -355,6 +365,22 @@ await describeFidelity(
       });
       assert.equal(differs, 'create', 'MikroORM holds the hook’s change after flush');
       await assertAnswersAreStored(env(), Hooked, { label: 'one' }, { label: 'two' });
+    });
+
+    it('Gauged: a JSON integer past 2^53 is answered as a fresh read gives it, by the write and by GET', async () => {
+      const route = env().routeOf(Gauged);
+      const string = buildPlan(env().adapter.orm, Gauged).dialect === 'mysql';
+      for (const meta of [{ n: 1e20 }, [2 ** 53 + 2]]) {
+        const created = await env().send('POST', route, { meta });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        const id = (created.body as Json).id;
+        const stored = await env().mikroJson(Gauged, id);
+        // mysql2's `supportBigNumbers` (set by MikroORM) reads such an integer as its digits.
+        const big = Object.values(stored?.meta as object)[0];
+        assert.equal(typeof big, string ? 'string' : 'number');
+        assertSameJson(created.body, stored, `POST ${JSON.stringify(meta)}`);
+        assertSameJson((await env().send('GET', `${route}/${String(id)}`)).body, stored);
+      }
     });
 
     // The same models and properties on every dialect; the values may differ (reasonCases).
