@@ -67,6 +67,19 @@ export interface CollectionDescription {
   readonly writable: boolean;
 }
 
+/**
+ * What the database ignores when it compares two values of a text key (a MySQL/MariaDB collation):
+ * values equal but for these are one key to it. Each flag absent: not ignored.
+ */
+export interface TextComparison {
+  /** Upper and lower case (`_ci` collations). */
+  readonly ignoresCase?: boolean;
+  /** Accents and other combining marks (`_ai` and the older `_ci` collations). */
+  readonly ignoresAccents?: boolean;
+  /** Trailing spaces (PAD SPACE collations, MariaDB's default). */
+  readonly ignoresTrailingSpaces?: boolean;
+}
+
 /** One field (column) of a model, as the core sees it. The JSON key is `name`. */
 export interface FieldDescription {
   /**
@@ -103,6 +116,12 @@ export interface FieldDescription {
   readonly maximum?: number;
   /** The accepted values of an `enum` field. */
   readonly enumValues?: readonly (string | number)[];
+  /**
+   * For a string or uuid primary key the database compares by more than exact equality: how.
+   * `include=` uses it to pair a stored foreign key (`'fr'`) with the record the database matched
+   * it to (`'FR'`). Absent: keys match exactly.
+   */
+  readonly comparison?: TextComparison;
   /** Set when the field is a many-to-one relation; its JSON value is the target's key. */
   readonly relation?: RelationDescription;
   /**

@@ -25,6 +25,7 @@ import { defaultTableName } from '../../lib/model/table-name.js';
 import type { FieldDescription, FieldType, ModelClass } from '../../lib/types.js';
 import { declaredTableName, omittedWhenDeclared } from './conventions.js';
 import { fieldTypeOf, integerRangeOf } from './field-types.js';
+import { keyComparisonOf } from './key-comparison.js';
 
 /** A MikroORM instance with any SQL or other driver and any entity list. */
 export type AnyMikroORM = MikroORM<
@@ -279,6 +280,8 @@ function fieldFacts(
   // The column's own range (unsigned, small integers); a computed value has no column.
   const range =
     type === 'integer' && !computed && columns !== undefined ? integerRangeOf(prop, columns) : undefined;
+  // How the database compares a text key, when not exactly (MySQL/MariaDB collations).
+  const comparison = primary && columns !== undefined ? keyComparisonOf(prop, type, columns) : undefined;
   const field: FieldFacts = {
     name: jsonNameOf(prop),
     type,
@@ -304,6 +307,7 @@ function fieldFacts(
       : {}),
     ...(type === 'enum' && prop.items !== undefined ? { enumValues: Object.freeze([...prop.items]) } : {}),
     ...range,
+    ...(comparison === undefined ? {} : { comparison }),
     ...(relation === undefined ? {} : { relation }),
     ...(nested === undefined ? {} : { fields: nested }),
     ...(itemType === undefined ? {} : { itemType }),

@@ -12,6 +12,7 @@ import { compileSerializer } from '../schema/serializer.js';
 import type { AppContext, RawRecord, RecordId } from '../types.js';
 import { admitRelationRead, enforce } from './access.js';
 import type { CrudPlan, ServedRelation } from './crud-plan.js';
+import { KeyIndex } from './key-index.js';
 import { recordKey } from './record-key.js';
 
 /** Most keys one `$in` list carries; larger sets are read in several statements. */
@@ -86,14 +87,22 @@ async function admitEach(
   await Promise.all(pending);
 }
 
-/** The target records of one relation, checked, serialized and with their own inclusions, by key. */
+/** An index of a model's records by primary key, compared as the database compares it. */
+function keyIndexOf<T>(plan: CrudPlan): KeyIndex<T> {
+  return new KeyIndex<T>(plan.model.fieldsByName.get(plan.model.primaryKey)?.comparison);
+}
+
+/**
+ * The target records of one relation, checked, serialized and with their own inclusions, by key
+ * (a stored foreign key may differ from its target's key where the database compares loosely).
+ */
 async function embeddedByKey(
   ctx: AppContext,
   relation: ServedRelation,
   keys: readonly unknown[],
   request: IncludeRequest,
   path: string,
-): Promise<Map<string, Record<string, unknown>>> {
+): Promise<KeyIndex<Record<string, unknown>>> {
   const what = `include=${path}`;
   const target = relation.plan;
   const records = keys.length === 0 ? [] : await targetsByKey(ctx, target, keys, request);
@@ -102,9 +111,9 @@ async function embeddedByKey(
     request.fields === undefined ? target.serialize : compileSerializer(target.model, request.fields);
   const out = records.map(serialize);
   if (request.nested.length > 0) await embed(ctx, target, records, out, request.nested, `${path}.`);
-  const byKey = new Map<string, Record<string, unknown>>();
+  const byKey = keyIndexOf<Record<string, unknown>>(target);
   records.forEach((record, index) => {
-    byKey.set(recordKey(record[target.model.primaryKey]), out[index] as Record<string, unknown>);
+    byKey.set(record[target.model.primaryKey], out[index] as Record<string, unknown>);
   });
   return byKey;
 }
@@ -123,7 +132,7 @@ async function embedToOne(
   rows.forEach((row, index) => {
     const key = row[name];
     (out[index] as Record<string, unknown>)[name] =
-      key === null || key === undefined ? null : (byKey.get(recordKey(key)) ?? null);
+      key === null || key === undefined ? null : (byKey.get(key) ?? null);
   });
 }
 
@@ -150,11 +159,14 @@ async function embedToMany(
           plan.options.includeLimit,
         );
   const byKey = await embeddedByKey(ctx, relation, distinct(links.map((link) => link.target)), request, path);
+  // A link's owner is the stored foreign key, which the database matched to one of the owners.
+  const ownerKeys = keyIndexOf<string>(plan);
+  for (const owner of owners) ownerKeys.set(owner, recordKey(owner));
   const byOwner = new Map<string, Record<string, unknown>[]>();
   for (const link of links) {
-    const record = byKey.get(recordKey(link.target));
+    const record = byKey.get(link.target);
     if (record === undefined) continue;
-    const owner = recordKey(link.owner);
+    const owner = ownerKeys.get(link.owner) ?? recordKey(link.owner);
     const list = byOwner.get(owner);
     if (list === undefined) byOwner.set(owner, [record]);
     else list.push(record);

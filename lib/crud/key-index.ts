@@ -1,0 +1,49 @@
+/**
+ * Records by key, found as the database found them: exactly first, then, for a key the database
+ * compares loosely (a MySQL/MariaDB collation: `FieldDescription.comparison`), under that
+ * comparison. A loose match counts only when one record alone answers it, so that a comparison
+ * coarser than the database's can leave a key unmatched but never pair it with another record.
+ */
+import type { TextComparison } from '../types.js';
+import { recordKey } from './record-key.js';
+
+/** Marks a loose key that several records answer. */
+const AMBIGUOUS = Symbol('ambiguous');
+
+/** A key as the comparison sees it: equal for keys the database holds equal. */
+export function comparableKey(value: unknown, comparison: TextComparison): string {
+  let text = recordKey(value);
+  if (comparison.ignoresTrailingSpaces === true) text = text.replace(/ +$/, '');
+  if (comparison.ignoresCase === true) text = text.toLowerCase();
+  if (comparison.ignoresAccents === true) text = text.normalize('NFD').replace(/\p{M}/gu, '');
+  return text;
+}
+
+/** Values by record key; `comparison` is the key field's, when the database compares loosely. */
+export class KeyIndex<T> {
+  readonly #comparison: TextComparison | undefined;
+  readonly #exact = new Map<string, T>();
+  readonly #loose = new Map<string, T | typeof AMBIGUOUS>();
+
+  constructor(comparison: TextComparison | undefined) {
+    this.#comparison = comparison;
+  }
+
+  /** Adds the value of one key. */
+  set(key: unknown, value: T): void {
+    const exact = recordKey(key);
+    if (this.#exact.has(exact)) return;
+    this.#exact.set(exact, value);
+    if (this.#comparison === undefined || typeof key !== 'string') return;
+    const loose = comparableKey(key, this.#comparison);
+    this.#loose.set(loose, this.#loose.has(loose) ? AMBIGUOUS : value);
+  }
+
+  /** The value of the key, or of the one key the database holds equal to it. */
+  get(key: unknown): T | undefined {
+    const found = this.#exact.get(recordKey(key));
+    if (found !== undefined || this.#comparison === undefined || typeof key !== 'string') return found;
+    const loose = this.#loose.get(comparableKey(key, this.#comparison));
+    return loose === AMBIGUOUS ? undefined : loose;
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * `include=` over text keys the database compares loosely: MariaDB's default collation ignores case,
+ * accents and trailing spaces, so it stores a town's foreign key `'fr'` or `'NL '` for the nations
+ * `'FR'` and `'NL'`, and its joins match them. MikroORM's populate then gives the nation as stored
+ * (`'FR'`), while the town's own field stays the key as stored (`'fr'`); the API answers the same,
+ * on both sides of the relation. PostgreSQL and SQLite compare exactly: `'fr'` and `'FR'` are two
+ * nations, each embedded where it is referenced. Every target, both modes.
+ */
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { wrap } from '@mikro-orm/core';
+import { buildPlan } from '../../../../adapters/mikro-orm/plan.js';
+import type { ModelClass } from '../../../../lib/types.js';
+import { Badge, looseKeyEntities, Nation, Town, Wearer } from '../../../fixtures/mikro-orm/fidelity.js';
+import { assertSameJson, type Catalogue, describeFidelity, type FidelityEnv, type Json } from './harness.js';
+
+const CATALOGUE: Catalogue = {
+  entities: looseKeyEntities,
+  routes: new Map<ModelClass, string>([
+    [Nation, '/nations'],
+    [Town, '/towns'],
+    [Badge, '/badges'],
+    [Wearer, '/wearers'],
+  ]),
+};
+
+/** Whether the target compares text keys loosely (MariaDB). */
+function loose(env: FidelityEnv): boolean {
+  return buildPlan(env.adapter.orm, Nation).dialect === 'mysql';
+}
+
+/** POSTs each body; the keys of the records created (a database may refuse some: a duplicate, a missing target). */
+async function postAll(
+  env: FidelityEnv,
+  route: string,
+  bodies: readonly Json[],
+  key: string,
+): Promise<unknown[]> {
+  const keys: unknown[] = [];
+  for (const body of bodies) {
+    const answer = await env.send('POST', route, body);
+    if (answer.status === 201) keys.push((answer.body as Json)[key]);
+    else assert.ok([409, 422].includes(answer.status), `POST ${route} ${JSON.stringify(answer.body)}`);
+  }
+  return keys;
+}
+
+/** Records sorted by id (an embedded collection's order is not MikroORM's populate order). */
+function byId(records: unknown): Json[] {
+  return [...(records as Json[])].sort((a, b) => (a.id as number) - (b.id as number));
+}
+
+/** MikroORM's JSON of the rows with these keys, sorted by `key`, with `populate` populated. */
+async function mikroRows(
+  env: FidelityEnv,
+  model: ModelClass,
+  key: string,
+  keys: readonly unknown[],
+  populate?: string,
+): Promise<Json[]> {
+  const entities = (await env.em().find(model as never, { [key]: { $in: keys } } as never, {
+    ...(populate === undefined ? {} : { populate: [populate] as never }),
+    orderBy: { [key]: 'asc' } as never,
+  })) as object[];
+  return entities.map((entity) => JSON.parse(JSON.stringify(wrap(entity).toObject())) as Json);
+}
+
+/**
+ * Checks a parent's embedded children: those the database joins to it (MikroORM's `joined`
+ * populate; its default select-in populate pairs them by exact key and leaves out `'de'` under
+ * `'DE'`), each as a read of the child gives it (its key as stored).
+ */
+async function assertChildren(
+  env: FidelityEnv,
+  parent: { model: ModelClass; key: unknown; collection: string },
+  child: ModelClass,
+  embedded: unknown,
+): Promise<void> {
+  const owner = (await env.em().findOneOrFail(parent.model as never, parent.key as never, {
+    populate: [parent.collection] as never,
+    strategy: 'joined',
+  })) as Record<string, Iterable<{ id: number }>>;
+  const ids = [...(owner[parent.collection] ?? [])].map((item) => item.id).sort((a, b) => a - b);
+  const records = byId(embedded);
+  assert.deepEqual(
+    records.map((record) => record.id),
+    ids,
+  );
+  for (const record of records) assertSameJson(record, await env.mikroJson(child, record.id));
+}
+
+await describeFidelity(
+  'MikroORM fidelity: include= over loosely compared text keys',
+  (env) => {
+    it('a many-to-one whose stored key differs from its target’s by case or trailing spaces embeds the target as MikroORM populates it', async () => {
+      await postAll(
+        env(),
+        '/nations',
+        [
+          { code: 'FR', name: 'France' },
+          { code: 'NL', name: 'Netherlands' },
+          { code: 'fr', name: 'lower' },
+        ],
+        'code',
+      );
+      const ids = await postAll(
+        env(),
+        '/towns',
+        ['FR', 'fr', 'NL ', 'NL'].map((nation) => ({ name: `${nation} ${env().mode}`, nation })),
+        'id',
+      );
+      if (loose(env())) assert.equal(ids.length, 4, 'MariaDB takes every key');
+      const list = `/towns?filter[id][$in]=${ids.join(',')}&sort=id`;
+      assertSameJson(await env().get(list), await mikroRows(env(), Town, 'id', ids));
+      const included = await env().get<Json[]>(`${list}&include=nation`);
+      assertSameJson(included, await mikroRows(env(), Town, 'id', ids, 'nation'));
+      for (const town of included) assert.notEqual(town.nation, null, JSON.stringify(town));
+      // Exact keys elsewhere: 'fr' is its own nation, and 'NL ' none (the write was refused).
+      const codes = included.map((town) => (town.nation as Json).code);
+      assert.deepEqual(codes, loose(env()) ? ['FR', 'FR', 'NL', 'NL'] : ['FR', 'fr', 'NL']);
+    });
+
+    it('a one-to-many lists the children whose stored key differs from the parent’s by case', async () => {
+      await postAll(env(), '/nations', [{ code: 'DE', name: 'Germany' }], 'code');
+      await postAll(
+        env(),
+        '/towns',
+        ['DE', 'de'].map((nation) => ({ name: `${nation} ${env().mode}`, nation })),
+        'id',
+      );
+      const answer = await env().get<Json[]>('/nations?filter[code]=DE&include=towns');
+      assert.equal(answer.length, 1, JSON.stringify(answer));
+      await assertChildren(env(), { model: Nation, key: 'DE', collection: 'towns' }, Town, answer[0]?.towns);
+      if (loose(env())) assert.ok(byId(answer[0]?.towns).some((town) => town.nation === 'de'));
+    });
+
+    it('a uuid foreign key stored in another case than its target’s key embeds the target, both ways', async () => {
+      const id = `a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a${env().mode === 'fast' ? '11' : '12'}`;
+      await postAll(env(), '/badges', [{ id, label: 'badge' }], 'id');
+      const ids = await postAll(env(), '/wearers', [{ badge: id }, { badge: id.toUpperCase() }], 'id');
+      const list = `/wearers?filter[id][$in]=${ids.join(',')}&sort=id`;
+      assertSameJson(await env().get(list), await mikroRows(env(), Wearer, 'id', ids));
+      const included = await env().get<Json[]>(`${list}&include=badge`);
+      assertSameJson(included, await mikroRows(env(), Wearer, 'id', ids, 'badge'));
+      for (const wearer of included) assert.notEqual(wearer.badge, null, JSON.stringify(wearer));
+      const badges = await env().get<Json[]>(`/badges?filter[id]=${id}&include=wearers`);
+      assert.equal(badges.length, 1, JSON.stringify(badges));
+      await assertChildren(
+        env(),
+        { model: Badge, key: id, collection: 'wearers' },
+        Wearer,
+        badges[0]?.wearers,
+      );
+      assert.equal(byId(badges[0]?.wearers).length, ids.length);
+    });
+  },
+  undefined,
+  { catalogue: CATALOGUE },
+);
