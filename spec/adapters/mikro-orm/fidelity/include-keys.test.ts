@@ -3,7 +3,7 @@
  * accents and trailing spaces, so it stores a town's foreign key `'fr'` or `'NL '` for the nations
  * `'FR'` and `'NL'`, and its joins match them. MikroORM's populate then gives the nation as stored
  * (`'FR'`), while the town's own field stays the key as stored (`'fr'`); the API answers the same,
- * on both sides of the relation. PostgreSQL and SQLite compare exactly: `'fr'` and `'FR'` are two
+ * on both sides of the relation, and of a many-to-many whose pivot holds `'be'` for `'BE'`. PostgreSQL and SQLite compare exactly: `'fr'` and `'FR'` are two
  * nations, each embedded where it is referenced. Every target, both modes.
  */
 import assert from 'node:assert/strict';
@@ -11,7 +11,14 @@ import { it } from 'node:test';
 import { wrap } from '@mikro-orm/core';
 import { buildPlan } from '../../../../adapters/mikro-orm/plan.js';
 import type { ModelClass } from '../../../../lib/types.js';
-import { Badge, looseKeyEntities, Nation, Town, Wearer } from '../../../fixtures/mikro-orm/fidelity.js';
+import {
+  Badge,
+  looseKeyEntities,
+  Nation,
+  Town,
+  Treaty,
+  Wearer,
+} from '../../../fixtures/mikro-orm/fidelity.js';
 import { assertSameJson, type Catalogue, describeFidelity, type FidelityEnv, type Json } from './harness.js';
 
 const CATALOGUE: Catalogue = {
@@ -19,6 +26,7 @@ const CATALOGUE: Catalogue = {
   routes: new Map<ModelClass, string>([
     [Nation, '/nations'],
     [Town, '/towns'],
+    [Treaty, '/treaties'],
     [Badge, '/badges'],
     [Wearer, '/wearers'],
   ]),
@@ -132,6 +140,50 @@ await describeFidelity(
       assert.equal(answer.length, 1, JSON.stringify(answer));
       await assertChildren(env(), { model: Nation, key: 'DE', collection: 'towns' }, Town, answer[0]?.towns);
       if (loose(env())) assert.ok(byId(answer[0]?.towns).some((town) => town.nation === 'de'));
+    });
+
+    it('a many-to-many whose pivot holds a key in another case embeds the records, both ways', async () => {
+      await postAll(
+        env(),
+        '/nations',
+        [
+          { code: 'BE', name: 'Belgium' },
+          { code: 'LU', name: 'Luxembourg' },
+        ],
+        'code',
+      );
+      const em = env().em();
+      const treaty = em.create(Treaty, { name: `Benelux ${env().mode}` });
+      await em.flush();
+      const prop = env().meta(Treaty).properties.nations;
+      assert.ok(prop !== undefined);
+      const [owner, target] = [prop.joinColumns[0], prop.inverseJoinColumns[0]];
+      // MariaDB keeps a key as given and its foreign key check matches it by collation.
+      for (const code of loose(env()) ? ['be', 'LU '] : ['BE', 'LU'])
+        await em
+          .getConnection()
+          .execute(`insert into ${prop.pivotTable} (${owner}, ${target}) values (?, ?)`, [treaty.id, code]);
+      const treaties = await env().get<Json[]>(`/treaties?filter[id]=${treaty.id}&include=nations`);
+      const nations = (treaties[0]?.nations ?? []) as Json[];
+      assert.deepEqual(
+        nations.map((nation) => nation.code),
+        ['BE', 'LU'],
+      );
+      for (const nation of nations) assertSameJson(nation, await env().mikroJson(Nation, nation.code));
+      const joined = await env()
+        .em()
+        .findOneOrFail(Treaty, treaty.id, { populate: ['nations'], strategy: 'joined' });
+      assert.deepEqual(
+        joined.nations.getItems().map((nation) => nation.code),
+        ['BE', 'LU'],
+      );
+      for (const code of ['BE', 'LU']) {
+        const [nation] = await env().get<Json[]>(`/nations?filter[code]=${code}&include=treaties`);
+        assert.ok(
+          ((nation?.treaties ?? []) as Json[]).some((item) => item.id === treaty.id),
+          JSON.stringify(nation),
+        );
+      }
     });
 
     it('a uuid foreign key stored in another case than its target’s key embeds the target, both ways', async () => {
