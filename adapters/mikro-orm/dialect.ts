@@ -19,3 +19,9 @@ export function dialectOf(platform: Platform): Dialect {
 export function exactDatetimeKeyset(dialect: Dialect): boolean {
   return dialect === 'postgresql' || dialect === 'mysql';
 }
+
+/** A column or table name quoted for raw SQL: the dialect's quote character, doubled inside the name. */
+export function quoteName(dialect: Dialect, name: string): string {
+  const quote = dialect === 'mysql' ? '`' : '"';
+  return `${quote}${name.replaceAll(quote, quote + quote)}${quote}`;
+}

@@ -2,7 +2,7 @@
 import { ALIAS_REPLACEMENT, type EntityProperty, raw } from '@mikro-orm/core';
 import { parseLikePattern, toSqlLike } from '../../lib/query/like-pattern.js';
 import type { FilterCondition, ListQuery, ModelClass } from '../../lib/types.js';
-import { exactDatetimeKeyset } from './dialect.js';
+import { exactDatetimeKeyset, quoteName } from './dialect.js';
 import type { FieldPlan, ModelPlan } from './plan.js';
 
 type Condition = Record<string | symbol, unknown>;
@@ -59,7 +59,7 @@ function expressionOf(plan: ModelPlan, chain: readonly FieldPlan[]): ((alias: st
   }
   const column = prop.fieldNames?.[0];
   if (column === undefined || prop.persist === false || prop.formula !== undefined) return undefined;
-  const quoted = plan.dialect === 'mysql' ? `\`${column}\`` : `"${column}"`;
+  const quoted = quoteName(plan.dialect, column);
   return (alias) => `${alias}.${quoted}`;
 }
 
