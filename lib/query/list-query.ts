@@ -271,6 +271,11 @@ function checkPattern(
       `${parameter}: "${path}" is an unbounded text field; pattern filters on it must be enabled by the router's like.text_fields option.`,
     );
   }
+  // Other values meet the NUL check in parseFieldText; a pattern is no field value, so it is checked here.
+  if (pattern.includes('\u0000'))
+    throw ApiError.invalidQuery(
+      `${parameter}: the pattern contains a NUL character, which no text can hold.`,
+    );
   const cost = likeCost(pattern);
   if (cost.length > limits.maxLength) {
     throw ApiError.invalidQuery(

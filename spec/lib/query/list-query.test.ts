@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { ApiError } from '../../../lib/errors.js';
 import { buildModelDescription } from '../../../lib/model/describe.js';
 import { FrameworkModel } from '../../../lib/model/framework-model.js';
+import { cursorShape, encodeCursor } from '../../../lib/query/cursor.js';
 import { parseListQuery } from '../../../lib/query/list-query.js';
 import { describeFields } from '../../support/model-facts.js';
 import { field, placeDescription } from '../openapi/fixtures.js';
@@ -121,6 +122,22 @@ describe('parseListQuery', () => {
     assert.equal(parseListQuery(model, 'filter[name][$like]=abcdefg%25', { like }).filters.length, 1);
     assert.throws(() => parseListQuery(model, 'filter[name][$like]=abcdefgh%25', { like }), /at most 8/);
     assert.throws(() => parseListQuery(model, 'filter[name][$like]=a%25b_', { like }), /at most 1/);
+  });
+
+  it('refuses a NUL byte in every value a query carries, patterns included', () => {
+    invalid('filter[name][$like]=a%00%25', /\$like\]: the pattern contains a NUL character/);
+    invalid('filter[name][$ilike]=%00', /\$ilike\]: the pattern contains a NUL character/);
+    invalid('filter[name]=a%00', /is not a valid string value/);
+    invalid('filter[name][$gt]=a%00', /is not a valid string value/);
+    invalid('filter[name][$in]=a,b%00', /is not a valid string value/);
+    invalid('filter[color][$nin]=red%00', /is not a valid enum value/);
+    invalid('filter[released][$exists]=true%00', /must be true or false/);
+    invalid('sort=name%00', /no readable field/);
+    invalid('filter[na%00me]=a', /no readable field/);
+    // A cursor whose checksum holds, with a NUL in its value: refused as any made-up value is.
+    const sort = parseListQuery(model, 'sort=name').sort;
+    const cursor = encodeCursor(model, cursorShape(model, sort, []), sort, { name: 'a\u0000', id: 1 });
+    invalid(`sort=name&after=${cursor}`, /the cursor is not valid/);
   });
 
   it('lets patterns reach unbounded text fields only where the router opts in', () => {
