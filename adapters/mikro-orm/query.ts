@@ -237,20 +237,34 @@ export function keysetOf(plan: ModelPlan, sort: ListQuery['sort'], after: readon
 /**
  * A datetime key's position as the cursor's row stores it: PostgreSQL and MariaDB keep microseconds
  * (`now()`), a cursor holds the millisecond the API showed, and comparing with that would repeat the
- * rows of that millisecond (or skip some, descending). The row is found by its key; the cursor's
- * value stands in when the row is gone.
+ * rows of that millisecond (or skip some, descending). The row is found by its key, and its value
+ * counts only within the cursor's own millisecond, [value, value + 1 ms) (the drivers cut a stored
+ * value to the millisecond, never round it up): a row edited since the page was read, or gone,
+ * leaves the cursor's value, so the walk goes on from where the page ended (rows sharing that
+ * millisecond at finer values may then repeat ascending or be skipped descending). The subquery
+ * applies none of the list's conditions (filters, the policy's scope, MikroORM filters, an STI
+ * discriminator: raw SQL gets none of them from MikroORM), so a forged cursor naming a row the
+ * caller cannot see learns whether that row lies in the cursor's millisecond, and where in it.
  */
-function storedValue(plan: ModelPlan, field: FieldPlan, key: unknown, fallback: unknown): unknown {
+function storedValue(plan: ModelPlan, field: FieldPlan, key: unknown, cursor: unknown): unknown {
   const table =
     plan.meta.schema !== undefined && plan.meta.schema !== '*'
       ? `${plan.meta.schema}.${plan.meta.tableName}`
       : plan.meta.tableName;
-  return raw('coalesce((select ?? from ?? where ?? = ?), ?)', [
-    field.prop.fieldNames[0],
+  // A custom type may encode the cursor's value otherwise than as a Date.
+  const time = cursor instanceof Date ? cursor.getTime() : Date.parse(String(cursor));
+  if (Number.isNaN(time)) return cursor;
+  const column = field.prop.fieldNames[0];
+  return raw('coalesce((select ?? from ?? where ?? = ? and ?? >= ? and ?? < ?), ?)', [
+    column,
     table,
     plan.primary.prop.fieldNames[0],
     key,
-    fallback,
+    column,
+    new Date(time),
+    column,
+    new Date(time + 1),
+    cursor,
   ]);
 }
 
