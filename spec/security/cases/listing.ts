@@ -108,6 +108,10 @@ export const listingCases: readonly SecurityCase[] = [
     'filter[age][$in]=1,two',
     'filter[is_admin]=yes',
     'filter[username][$exists]=maybe',
+    'filter[username]=a%00',
+    'filter[username][$like]=a%00%25',
+    'filter[username][$ilike]=%00',
+    'filter[age][$in]=1,2%00',
     `filter[id][$in]=${Array.from({ length: 101 }, (_, index) => index).join(',')}`,
   ]),
   invalid('repeated and unknown parameters', '/users', [
