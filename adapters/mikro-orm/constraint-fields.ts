@@ -25,9 +25,15 @@ export function reportedColumns(error: DriverException): string[] {
   // SQLite: UNIQUE constraint failed: gadgets.name, gadgets.other / NOT NULL constraint failed: gadgets.name
   const sqlite = /constraint failed: (.+)$/m.exec(message);
   if (sqlite?.[1]) columns.push(...sqlite[1].split(',').map((part) => part.trim().split('.').pop() ?? ''));
-  // MySQL/MariaDB: Column 'name' cannot be null / FOREIGN KEY (`author_id`) REFERENCES
-  const mysqlColumn = /Column '([^']+)' cannot be null|for column `?'?([^'`]+)`?'? at row/.exec(message);
-  const mysqlName = mysqlColumn?.[1] ?? mysqlColumn?.[2];
+  // MySQL/MariaDB: Column 'name' cannot be null / Field 'name' doesn't have a default value /
+  // Data too long for column 'name' at row 1 / Incorrect string value: '…' for column `db`.`t`.`name`
+  // at row 1 (MariaDB qualifies the column; a multi-byte string over a text column's bytes says so) /
+  // FOREIGN KEY (`author_id`) REFERENCES
+  const mysqlColumn =
+    /Column '([^']+)' cannot be null|Field '([^']+)' doesn't have a default value|for column (?:`[^`]*`\.)*`?'?([^'`]+)`?'? at row/.exec(
+      message,
+    );
+  const mysqlName = mysqlColumn?.[1] ?? mysqlColumn?.[2] ?? mysqlColumn?.[3];
   if (mysqlName) columns.push(mysqlName);
   const mysqlForeign = /FOREIGN KEY \(([^)]+)\)/.exec(message);
   if (mysqlForeign?.[1])

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import {
   CheckConstraintViolationException,
   DriverException,
+  NotNullConstraintViolationException,
   type Opt,
   OptimisticLockError,
   UniqueConstraintViolationException,
@@ -108,6 +109,10 @@ class Measure extends FrameworkModel {
 
   @Enum({ items: ['red', 'green'], array: true, nullable: true })
   colors?: string[] | null;
+
+  /** MariaDB's `text` holds 65,535 bytes, not characters. */
+  @Property({ type: 'text', nullable: true })
+  memo?: string | null;
 }
 
 const MODELS: readonly ModelClass[] = [Stock, Author, Profile, Measure];
@@ -251,6 +256,23 @@ await describeFidelity(
         });
       }
 
+      // MariaDB refuses a multi-byte string over the bytes of `text` with another error (1366,
+      // naming the column qualified by database and table) than an ASCII one (1406).
+      for (const [label, memo] of [
+        ['70,000 ASCII characters', 'a'.repeat(70_000)],
+        ['40,000 "é" (80,000 bytes)', 'é'.repeat(40_000)],
+        ['20,000 emoji', '😀'.repeat(20_000)],
+      ] as const) {
+        it(`a text of ${label} names it on MariaDB, is stored elsewhere`, async () => {
+          const answer = await env().send('POST', '/measures', { memo });
+          if (env().target !== 'mariadb') {
+            assert.equal(answer.status, 201, JSON.stringify(answer.body).slice(0, 300));
+            return;
+          }
+          assert.deepEqual(pathsOf(answer, 422), ['memo']);
+        });
+      }
+
       it('PATCH of one out-of-range value names it (SQLite: stores it)', async () => {
         const id = await created(env(), '/measures', { small: 1 });
         if (!serverOnly(env())) {
@@ -367,6 +389,14 @@ describe('Database error wordings name the fields of the metadata', () => {
         { handle: 'x', author: 1 },
       ),
       undefined,
+    );
+  });
+
+  it("MariaDB's missing default (1364) names its column, not the written fields", () => {
+    const message = "Field 'name' doesn't have a default value";
+    assert.deepEqual(
+      paths(Stock, NotNullConstraintViolationException, { message, errno: 1364 }, { qty: 1, low: 2 }),
+      ['name'],
     );
   });
 
