@@ -26,6 +26,7 @@ import type {
   RelationLink,
 } from '../../lib/types.js';
 import { type MikroOrmConnectOptions, ormFromUrl } from './connect.js';
+import { databaseGone } from './database-gone.js';
 import type { AnyMikroORM } from './describe.js';
 import {
   type DirectWrites,
@@ -208,7 +209,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       const [rows, total] = await Promise.all([rowsQuery, totalQuery]);
       return { rows: rows.map((row) => decodeRow(plan, row)), ...(total === undefined ? {} : { total }) };
     } catch (error) {
-      throw this.#failures.read(error, plan);
+      throw await this.#failures.read(error, plan);
     }
   }
 
@@ -252,7 +253,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       return await this.#links.links(session, plan, found, owners, perOwner);
     } catch (error) {
       if (isMalformedKey(error)) return [];
-      throw this.#failures.read(error, plan);
+      throw await this.#failures.read(error, plan);
     }
   }
 
@@ -277,7 +278,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
         inserted = await directInsert(session, plan, direct, values, this.#statements);
         markWritten(session);
       } catch (error) {
-        throw this.#failures.write(error, plan, values);
+        throw await this.#failures.write(error, plan, values);
       }
       if ('row' in inserted) return decodeRow(plan, inserted.row);
       return this.#readBack(session, plan, inserted.id);
@@ -316,7 +317,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
         markWritten(session);
       } catch (error) {
         if (isMalformedKey(error)) return undefined;
-        throw this.#failures.write(error, plan, values);
+        throw await this.#failures.write(error, plan, values);
       }
       if (updated === true) return this.#first(session, plan, key);
       return updated === undefined ? undefined : decodeRow(plan, updated);
@@ -336,20 +337,23 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
         return deleted;
       } catch (error) {
         if (isMalformedKey(error)) return false;
-        throw this.#failures.remove(error, plan);
+        throw await this.#failures.remove(error, plan);
       }
     }
     // Cascades, hooks or subscribers to run: the unit of work removes the entity.
     return this.#plain.delete(session, plan, key);
   }
 
-  /** Resolves when the database answers `select 1`; rejects with `ApiError.unavailable` otherwise. */
+  /** Resolves when the database answers `select 1` and still exists; rejects with `ApiError.unavailable` otherwise. */
   async ping(): Promise<void> {
     try {
       await this.orm.em.getConnection().execute('select 1');
     } catch (error) {
       throw ApiError.unavailable(error);
     }
+    // A MariaDB/MySQL connection that outlived a dropped database still answers `select 1`.
+    if (await databaseGone(this.orm))
+      throw ApiError.unavailable(new Error('The database no longer exists on its server.'));
   }
 
   /** Closes MikroORM's connections. */
@@ -496,7 +500,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       return row === undefined ? undefined : decodeRow(plan, row);
     } catch (error) {
       if (isMalformedKey(error)) return undefined;
-      throw this.#failures.read(error, plan);
+      throw await this.#failures.read(error, plan);
     }
   }
 
@@ -512,7 +516,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       return row == null ? undefined : decodeRow(plan, this.#mapped(plan, row));
     } catch (error) {
       if (isMalformedKey(error)) return undefined;
-      throw this.#failures.read(error, plan);
+      throw await this.#failures.read(error, plan);
     }
   }
 }

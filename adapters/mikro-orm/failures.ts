@@ -3,8 +3,14 @@
  * on the plain path and the fast path: a key the column cannot hold identifies no row, MikroORM's
  * own validation is a 422, database errors go through errors.ts.
  */
-import { DriverException, OptimisticLockError, ValidationError } from '@mikro-orm/core';
+import {
+  DriverException,
+  OptimisticLockError,
+  TableNotFoundException,
+  ValidationError,
+} from '@mikro-orm/core';
 import { ApiError } from '../../lib/errors.js';
+import { databaseGone } from './database-gone.js';
 import type { AnyMikroORM } from './describe.js';
 import type { ConstraintKind, ErrorContext } from './error-context.js';
 import { isConnectionError, toApiError } from './errors.js';
@@ -25,18 +31,18 @@ export class AdapterFailures {
   }
 
   /** The error of a failed read. */
-  read(error: unknown, plan: ModelPlan): unknown {
-    return toApiError(this.driverError(error), this.#context(plan, 'read'));
+  async read(error: unknown, plan: ModelPlan): Promise<unknown> {
+    return this.#map(error, this.#context(plan, 'read'));
   }
 
   /** The error of a failed delete. */
-  remove(error: unknown, plan: ModelPlan): unknown {
+  async remove(error: unknown, plan: ModelPlan): Promise<unknown> {
     if (error instanceof OptimisticLockError) return staleRecord();
-    return toApiError(this.driverError(error), this.#context(plan, 'delete'));
+    return this.#map(error, this.#context(plan, 'delete'));
   }
 
   /** The error of a failed insert or update of these (property-named) values. */
-  write(error: unknown, plan: ModelPlan, values: Record<string, unknown>): unknown {
+  async write(error: unknown, plan: ModelPlan, values: Record<string, unknown>): Promise<unknown> {
     // A versioned row changed since this request loaded it: the client's view is stale (MikroORM's
     // OptimisticLockError extends ValidationError, which is no fault of the values).
     if (error instanceof OptimisticLockError) return staleRecord();
@@ -66,7 +72,16 @@ export class AdapterFailures {
       }
       return ApiError.validation([], 'A value cannot be stored in its column.');
     }
-    return toApiError(this.driverError(error), this.#context(plan, 'write', values));
+    return this.#map(error, this.#context(plan, 'write', values));
+  }
+
+  /** The `ApiError` of a database error, after asking the database what the error alone does not say. */
+  async #map(error: unknown, context: ErrorContext): Promise<unknown> {
+    const driver = this.driverError(error);
+    // A missing table on a MariaDB/MySQL connection that outlived its database: unavailable, not a set-up mistake.
+    if (driver instanceof TableNotFoundException && (await databaseGone(this.#orm)))
+      return ApiError.unavailable(driver);
+    return toApiError(driver, context);
   }
 
   #context(

@@ -72,7 +72,7 @@ export class PlainPath {
       return count === undefined ? { rows: records } : { rows: records, total: count };
     } catch (error) {
       if (isMalformedKey(error)) throw ApiError.invalidQuery('A filter value does not fit its column.');
-      throw this.#failures.read(error, plan);
+      throw await this.#failures.read(error, plan);
     }
   }
 
@@ -136,7 +136,7 @@ export class PlainPath {
       return entity;
     } catch (error) {
       session.clear();
-      throw this.#failures.write(error, plan, values);
+      throw await this.#failures.write(error, plan, values);
     }
   }
 
@@ -166,7 +166,7 @@ export class PlainPath {
         markWritten(session);
       } catch (error) {
         session.clear();
-        throw this.#failures.write(error, plan, values);
+        throw await this.#failures.write(error, plan, values);
       }
     }
     return entity;
@@ -182,7 +182,7 @@ export class PlainPath {
       return true;
     } catch (error) {
       session.clear();
-      throw this.#failures.remove(error, plan);
+      throw await this.#failures.remove(error, plan);
     }
   }
 
@@ -252,7 +252,7 @@ export class PlainPath {
         connectionType: 'write',
       })) as object | null;
     } catch (error) {
-      throw this.#failures.read(error, plan);
+      throw await this.#failures.read(error, plan);
     }
     if (entity === null)
       throw ApiError.internal(new Error(`${plan.description.name} ${String(id)} vanished after a write.`));
@@ -287,7 +287,7 @@ export class PlainPath {
     try {
       rows = (await session.getConnection('write').execute(sql, ids as unknown[], 'all')) as Row[];
     } catch (error) {
-      throw this.#failures.read(error, plan);
+      throw await this.#failures.read(error, plan);
     }
     const byKey = new Map(rows.map((row) => [String(row.k), row]));
     for (const record of rounded) {
@@ -317,7 +317,7 @@ export class PlainPath {
       return entity ?? undefined;
     } catch (error) {
       if (isMalformedKey(error)) return undefined;
-      throw this.#failures.read(error, plan);
+      throw await this.#failures.read(error, plan);
     }
   }
 

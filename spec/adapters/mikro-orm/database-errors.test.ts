@@ -322,13 +322,13 @@ describe('Database error wordings name the fields of the metadata', () => {
     await adapter?.close();
   });
 
-  function paths(
+  async function paths(
     model: ModelClass,
     exception: new (previous: Error) => DriverException,
     fields: Record<string, unknown>,
     values: Record<string, unknown> = {},
-  ): string[] | undefined {
-    const error = failures.write(
+  ): Promise<string[] | undefined> {
+    const error = await failures.write(
       new exception(Object.assign(new Error(String(fields.message)), fields)),
       buildPlan(adapter.orm, model),
       values,
@@ -337,52 +337,58 @@ describe('Database error wordings name the fields of the metadata', () => {
     return error.errors?.map((entry) => entry.path);
   }
 
-  it("a versioned row changed meanwhile (MikroORM's OptimisticLockError) is a 409 stale_record, not a 422", () => {
-    const error = failures.write(OptimisticLockError.lockFailed('Measure'), buildPlan(adapter.orm, Measure), {
-      small: 1,
-    });
+  it("a versioned row changed meanwhile (MikroORM's OptimisticLockError) is a 409 stale_record, not a 422", async () => {
+    const error = await failures.write(
+      OptimisticLockError.lockFailed('Measure'),
+      buildPlan(adapter.orm, Measure),
+      {
+        small: 1,
+      },
+    );
     assert.ok(error instanceof ApiError, String(error));
     assert.equal(error.status, 409);
     assert.equal(error.code, 'stale_record');
     assert.match(error.message, /changed by another request/);
   });
 
-  it('MySQL 8 names the check: its columns', () => {
+  it('MySQL 8 names the check: its columns', async () => {
     const message = "Check constraint 'stocks_check' is violated.";
-    assert.deepEqual(paths(Stock, CheckConstraintViolationException, { message, errno: 3819 }, { low: 20 }), [
-      'low',
-      'high',
-    ]);
+    assert.deepEqual(
+      await paths(Stock, CheckConstraintViolationException, { message, errno: 3819 }, { low: 20 }),
+      ['low', 'high'],
+    );
   });
 
-  it('SQLite reports a check without a name by its expression: the columns it reads, literals left out', () => {
+  it('SQLite reports a check without a name by its expression: the columns it reads, literals left out', async () => {
     const message = 'CHECK constraint failed: name <> \'qty\' and "low" < 100';
     assert.deepEqual(
-      paths(Stock, CheckConstraintViolationException, { message, code: 'SQLITE_CONSTRAINT_CHECK' }),
+      await paths(Stock, CheckConstraintViolationException, { message, code: 'SQLITE_CONSTRAINT_CHECK' }),
       ['name', 'low'],
     );
   });
 
-  it('a check name outside the metadata names no field', () => {
+  it('a check name outside the metadata names no field', async () => {
     const message = 'CONSTRAINT `stocks_qty_rule` failed for `db`.`stocks`';
     assert.deepEqual(
-      paths(Stock, CheckConstraintViolationException, { message, errno: 4025 }, { name: 'n', qty: 1 }),
+      await paths(Stock, CheckConstraintViolationException, { message, errno: 4025 }, { name: 'n', qty: 1 }),
       [],
     );
   });
 
-  it("MySQL 8's table-qualified key names the index's columns; an unknown index names none", () => {
+  it("MySQL 8's table-qualified key names the index's columns; an unknown index names none", async () => {
     const known = "Duplicate entry '1' for key 'profiles.profiles_author_id_unique'";
-    assert.deepEqual(paths(Profile, UniqueConstraintViolationException, { message: known, errno: 1062 }), [
-      'author',
-    ]);
+    assert.deepEqual(
+      await paths(Profile, UniqueConstraintViolationException, { message: known, errno: 1062 }),
+      ['author'],
+    );
     const primary = "Duplicate entry '1' for key 'PRIMARY'";
-    assert.deepEqual(paths(Profile, UniqueConstraintViolationException, { message: primary, errno: 1062 }), [
-      'id',
-    ]);
+    assert.deepEqual(
+      await paths(Profile, UniqueConstraintViolationException, { message: primary, errno: 1062 }),
+      ['id'],
+    );
     const unknown = "Duplicate entry 'x' for key 'profiles_id_handle_idx'";
     assert.equal(
-      paths(
+      await paths(
         Profile,
         UniqueConstraintViolationException,
         { message: unknown, errno: 1062 },
@@ -392,20 +398,21 @@ describe('Database error wordings name the fields of the metadata', () => {
     );
   });
 
-  it("MariaDB's missing default (1364) names its column, not the written fields", () => {
+  it("MariaDB's missing default (1364) names its column, not the written fields", async () => {
     const message = "Field 'name' doesn't have a default value";
     assert.deepEqual(
-      paths(Stock, NotNullConstraintViolationException, { message, errno: 1364 }, { qty: 1, low: 2 }),
+      await paths(Stock, NotNullConstraintViolationException, { message, errno: 1364 }, { qty: 1, low: 2 }),
       ['name'],
     );
   });
 
-  it('an out-of-range error no written value can be names no field', () => {
+  it('an out-of-range error no written value can be names no field', async () => {
     const error = { message: 'integer out of range', code: '22003' };
-    assert.deepEqual(paths(Measure, DriverException, error, { small: 5, price: '1.00' }), []);
+    assert.deepEqual(await paths(Measure, DriverException, error, { small: 5, price: '1.00' }), []);
     const bigint = { message: 'value "99999999999999999999" is out of range for type bigint', code: '22003' };
-    assert.deepEqual(paths(Measure, DriverException, bigint, { big: '99999999999999999999', small: 1 }), [
-      'big',
-    ]);
+    assert.deepEqual(
+      await paths(Measure, DriverException, bigint, { big: '99999999999999999999', small: 1 }),
+      ['big'],
+    );
   });
 });
