@@ -278,7 +278,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
         inserted = await directInsert(session, plan, direct, values, this.#statements);
         markWritten(session);
       } catch (error) {
-        throw await this.#failures.write(error, plan, values);
+        throw await this.#failures.write(error, plan, values, session);
       }
       if ('row' in inserted) return decodeRow(plan, inserted.row);
       return this.#readBack(session, plan, inserted.id);
@@ -317,7 +317,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
         markWritten(session);
       } catch (error) {
         if (isMalformedKey(error)) return undefined;
-        throw await this.#failures.write(error, plan, values);
+        throw await this.#failures.write(error, plan, values, session);
       }
       if (updated === true) return this.#first(session, plan, key);
       return updated === undefined ? undefined : decodeRow(plan, updated);

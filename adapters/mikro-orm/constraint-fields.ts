@@ -1,8 +1,9 @@
 /**
  * Which fields a constraint error is about: the columns the database names, or the columns of the
  * constraint it names looked up in the entity's metadata (a check also by its expression, as
- * SQLite reports one declared without a name). When the database names neither, only the written
- * fields among the candidates are blamed; a constraint the metadata does not declare names none.
+ * SQLite reports one declared without a name). When the database names neither, only written
+ * fields among the candidates are blamed, those it says are wrong when asked; a constraint the
+ * metadata does not declare names none.
  */
 import { type DriverException, type EntityMetadata, ReferenceKind } from '@mikro-orm/core';
 import type { ConstraintKind, ErrorContext } from './error-context.js';
@@ -182,9 +183,10 @@ export function propertiesOfColumns(meta: EntityMetadata, columns: readonly stri
 }
 
 /**
- * Properties whose columns the error names, or whose constraint it names; when it names neither,
- * the write's fields among the candidates (SQLite's foreign-key error names nothing). A reported
- * constraint the metadata does not declare names no field: a guess could blame the wrong one.
+ * Properties whose columns the error names, or whose constraint it names; when it names neither
+ * (SQLite's foreign-key error), the written candidates whose reference the database says names no
+ * row, else the one written candidate, else none. A reported constraint the metadata does not
+ * declare names no field: a guess could blame the wrong one.
  */
 export function blamedProperties(
   error: DriverException,
@@ -197,7 +199,14 @@ export function blamedProperties(
   if (byColumn.length > 0) return byColumn;
   if (reportedConstraint(error) !== undefined)
     return propertiesOfColumns(meta, constraintColumns(error, context, kinds) ?? []);
-  return candidates.filter((name) => writtenFields(context).includes(name));
+  const written = candidates.filter((name) => writtenFields(context).includes(name));
+  if (context.dangling !== undefined) return written.filter((name) => context.dangling?.includes(name));
+  return written.length === 1 ? written : [];
+}
+
+/** Whether the error names a column or a constraint (else only the written values can tell). */
+export function namesItsColumns(error: DriverException): boolean {
+  return reportedColumns(error).length > 0 || reportedConstraint(error) !== undefined;
 }
 
 /** The properties a unique violation may be about: the primary key and every unique, property or entity level. */

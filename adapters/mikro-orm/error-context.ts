@@ -12,6 +12,11 @@ export interface ErrorContext {
   /** The write's data by property name, to narrow down which field broke a constraint. */
   readonly values?: Readonly<Record<string, unknown>>;
   /**
+   * The written references whose key names no row, when a foreign-key error names no column and
+   * the database was asked (dangling-references.ts); undefined when it could not be.
+   */
+  readonly dangling?: readonly string[];
+  /**
    * The name the schema gives a constraint of these columns (MikroORM's `platform.getIndexName`,
    * which shortens long names with a hash); without it, MikroORM's unshortened default.
    */

@@ -5,11 +5,15 @@
  */
 import {
   DriverException,
+  type EntityManager,
+  ForeignKeyConstraintViolationException,
   OptimisticLockError,
   TableNotFoundException,
   ValidationError,
 } from '@mikro-orm/core';
 import { ApiError } from '../../lib/errors.js';
+import { collectionCandidates, namesItsColumns, relationCandidates } from './constraint-fields.js';
+import { danglingReferences } from './dangling-references.js';
 import { databaseGone } from './database-gone.js';
 import type { AnyMikroORM } from './describe.js';
 import type { ConstraintKind, ErrorContext } from './error-context.js';
@@ -41,8 +45,16 @@ export class AdapterFailures {
     return this.#map(error, this.#context(plan, 'delete'));
   }
 
-  /** The error of a failed insert or update of these (property-named) values. */
-  async write(error: unknown, plan: ModelPlan, values: Record<string, unknown>): Promise<unknown> {
+  /**
+   * The error of a failed insert or update of these (property-named) values; with the session,
+   * the database is asked which reference is dangling when its error does not say.
+   */
+  async write(
+    error: unknown,
+    plan: ModelPlan,
+    values: Record<string, unknown>,
+    session?: EntityManager,
+  ): Promise<unknown> {
     // A versioned row changed since this request loaded it: the client's view is stale (MikroORM's
     // OptimisticLockError extends ValidationError, which is no fault of the values).
     if (error instanceof OptimisticLockError) return staleRecord();
@@ -72,15 +84,25 @@ export class AdapterFailures {
       }
       return ApiError.validation([], 'A value cannot be stored in its column.');
     }
-    return this.#map(error, this.#context(plan, 'write', values));
+    return this.#map(error, this.#context(plan, 'write', values), session);
   }
 
   /** The `ApiError` of a database error, after asking the database what the error alone does not say. */
-  async #map(error: unknown, context: ErrorContext): Promise<unknown> {
+  async #map(error: unknown, context: ErrorContext, session?: EntityManager): Promise<unknown> {
     const driver = this.driverError(error);
     // A missing table on a MariaDB/MySQL connection that outlived its database: unavailable, not a set-up mistake.
     if (driver instanceof TableNotFoundException && (await databaseGone(this.#orm)))
       return ApiError.unavailable(driver);
+    if (
+      driver instanceof ForeignKeyConstraintViolationException &&
+      session !== undefined &&
+      context.values !== undefined &&
+      !namesItsColumns(driver)
+    ) {
+      const candidates = [...relationCandidates(context.meta), ...collectionCandidates(context.meta)];
+      const dangling = await danglingReferences(session, context.meta, context.values, candidates);
+      if (dangling !== undefined) return toApiError(driver, { ...context, dangling });
+    }
     return toApiError(driver, context);
   }
 

@@ -136,7 +136,7 @@ export class PlainPath {
       return entity;
     } catch (error) {
       session.clear();
-      throw await this.#failures.write(error, plan, values);
+      throw await this.#failures.write(error, plan, values, session);
     }
   }
 
@@ -166,7 +166,7 @@ export class PlainPath {
         markWritten(session);
       } catch (error) {
         session.clear();
-        throw await this.#failures.write(error, plan, values);
+        throw await this.#failures.write(error, plan, values, session);
       }
     }
     return entity;

@@ -16,7 +16,16 @@ import {
   OptimisticLockError,
   UniqueConstraintViolationException,
 } from '@mikro-orm/core';
-import { Check, Entity, Enum, OneToOne, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
+import {
+  Check,
+  Entity,
+  Enum,
+  ManyToOne,
+  OneToOne,
+  PrimaryKey,
+  Property,
+  Unique,
+} from '@mikro-orm/decorators/legacy';
 import { AdapterFailures } from '../../../adapters/mikro-orm/failures.js';
 import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
 import { buildPlan } from '../../../adapters/mikro-orm/plan.js';
@@ -79,6 +88,25 @@ class Profile extends FrameworkModel {
   author!: Author;
 }
 
+/**
+ * Table `remarks`: two references to authors.
+ * SQLite's foreign-key error names none of them; MariaDB and PostgreSQL name the column.
+ */
+@Entity()
+class Remark extends FrameworkModel {
+  @PrimaryKey({ type: 'integer' })
+  id!: number;
+
+  @Property({ type: 'string' })
+  note!: string;
+
+  @ManyToOne(() => Author)
+  author!: Author;
+
+  @ManyToOne(() => Author, { nullable: true })
+  reviewer?: Author | null;
+}
+
 /** Table `measures`: columns whose range the database enforces, one of them by an explicit column type. */
 @Entity()
 class Measure extends FrameworkModel {
@@ -115,7 +143,7 @@ class Measure extends FrameworkModel {
   memo?: string | null;
 }
 
-const MODELS: readonly ModelClass[] = [Stock, Author, Profile, Measure];
+const MODELS: readonly ModelClass[] = [Stock, Author, Profile, Measure, Remark];
 const CATALOGUE: Catalogue = {
   entities: MODELS,
   routes: new Map<ModelClass, string>([
@@ -123,6 +151,7 @@ const CATALOGUE: Catalogue = {
     [Author, '/authors'],
     [Profile, '/profiles'],
     [Measure, '/measures'],
+    [Remark, '/remarks'],
   ]),
 };
 
@@ -203,6 +232,31 @@ await describeFidelity(
         author: await created(env(), '/authors', { name: 'c' }),
       });
       assert.deepEqual(pathsOf(answer, 409), ['handle', 'site']);
+    });
+
+    describe('a reference to no record names that reference only, not the other ones written', () => {
+      for (const [label, body, expected] of [
+        ['the second of two', { reviewer: 999_999 }, ['reviewer']],
+        ['the first of two', { author: 999_999, reviewer: 'valid' }, ['author']],
+      ] as const) {
+        it(`POST with ${label}`, async () => {
+          const valid = await created(env(), '/authors', { name: 'r' });
+          const json = Object.fromEntries(
+            Object.entries({ note: 'n', author: valid, ...body }).map(([key, value]) => [
+              key,
+              value === 'valid' ? valid : value,
+            ]),
+          );
+          assert.deepEqual(pathsOf(await env().send('POST', '/remarks', json), 422), expected);
+        });
+      }
+
+      it('PATCH of one of two', async () => {
+        const valid = await created(env(), '/authors', { name: 'r' });
+        const id = await created(env(), '/remarks', { note: 'n', author: valid, reviewer: valid });
+        const answer = await env().send('PATCH', `/remarks/${id}`, { author: valid, reviewer: 999_999 });
+        assert.deepEqual(pathsOf(answer, 422), ['reviewer']);
+      });
     });
 
     it('an enum array item outside the enum names the array', async () => {
