@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import {
   CheckConstraintViolationException,
   DriverException,
+  ForeignKeyConstraintViolationException,
   NotNullConstraintViolationException,
   type Opt,
   OptimisticLockError,
@@ -449,6 +450,18 @@ describe('Database error wordings name the fields of the metadata', () => {
         { handle: 'x', author: 1 },
       ),
       undefined,
+    );
+  });
+
+  it("SQLite's foreign-key error with no session to ask names the one written reference, or none of two", async () => {
+    const error = { message: 'FOREIGN KEY constraint failed', code: 'SQLITE_CONSTRAINT_FOREIGNKEY' };
+    assert.deepEqual(
+      await paths(Remark, ForeignKeyConstraintViolationException, error, { note: 'n', author: 9 }),
+      ['author'],
+    );
+    assert.deepEqual(
+      await paths(Remark, ForeignKeyConstraintViolationException, error, { author: 1, reviewer: 9 }),
+      [],
     );
   });
 
