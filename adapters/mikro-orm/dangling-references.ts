@@ -31,7 +31,8 @@ async function allExist(
 ): Promise<boolean> {
   const column = referencedColumn(prop);
   const table = prop.targetMeta?.tableName;
-  if (column === undefined || table === undefined) throw new Error('a key of several columns');
+  // A key of several columns is not looked up: the caller then names no field.
+  if (column === undefined || table === undefined) throw new Error('A key of several columns.');
   const distinct = [...new Set(keys.map((key) => databaseKey(session, prop, key)))];
   const platform = session.getPlatform();
   const schema = prop.targetMeta?.schema;
@@ -39,16 +40,11 @@ async function allExist(
   const sql =
     `select count(*) as found from ${platform.quoteIdentifier(qualified)} ` +
     `where ${platform.quoteIdentifier(column)} in (${distinct.map(() => '?').join(', ')})`;
-  const row = await (session.getConnection() as { execute: SqlExecute }).execute(
-    sql,
-    distinct,
-    'get',
-    session.getTransactionContext(),
-  );
-  return Number((row as { found?: unknown } | undefined)?.found) === distinct.length;
+  const row: { found?: unknown } | undefined = await session
+    .getConnection()
+    .execute(sql, distinct, 'get', session.getTransactionContext());
+  return Number(row?.found) === distinct.length;
 }
-
-type SqlExecute = (sql: string, params: unknown[], method: 'get', ctx?: unknown) => Promise<unknown>;
 
 /**
  * The written references among the candidates (to-one relations or many-to-many arrays) with a
