@@ -232,6 +232,25 @@ export function relationCandidates(meta: EntityMetadata): string[] {
     .map((prop) => prop.name);
 }
 
+/**
+ * The table whose row broke a foreign key, where the database says: PostgreSQL's `table` field,
+ * MySQL/MariaDB `a foreign key constraint fails (\`db\`.\`table\`, CONSTRAINT …`.
+ */
+export function foreignKeyTable(error: DriverException): string | undefined {
+  const pg = (error as { table?: unknown }).table;
+  if (typeof pg === 'string') return pg;
+  const message = String(error.sqlMessage ?? error.message ?? '');
+  return /foreign key constraint fails \((?:`[^`]*`\.)?`([^`]+)`/.exec(message)?.[1];
+}
+
+/** The owned many-to-many relations whose pivot rows are in this table. */
+export function collectionsOfPivot(meta: EntityMetadata, table: string): string[] {
+  return meta.relations
+    .filter((prop) => collectionCandidates(meta).includes(prop.name))
+    .filter((prop) => (prop.pivotTable ?? '').split('.').pop() === table)
+    .map((prop) => prop.name);
+}
+
 /** The many-to-many relations whose pivot rows a write inserts (a key of theirs may be gone). */
 export function collectionCandidates(meta: EntityMetadata): string[] {
   return meta.relations

@@ -18,7 +18,9 @@ import { ApiError, ConfigurationError, type FieldError } from '../../lib/errors.
 import {
   blamedProperties,
   collectionCandidates,
+  collectionsOfPivot,
   constraintColumns,
+  foreignKeyTable,
   propertiesOfColumns,
   relationCandidates,
   reportedColumns,
@@ -191,11 +193,7 @@ export function toApiError(error: unknown, context: ErrorContext): unknown {
         `This ${meta.className} is still referenced by other records and cannot be deleted.`,
       );
     }
-    // The record's own foreign keys first: the core has checked a collection's keys already, so a
-    // pivot row fails only when a target went away meanwhile (SQLite names no column to tell).
-    const own = blamedProperties(error, context, relationCandidates(meta), ['foreign']);
-    const fields =
-      own.length > 0 ? own : blamedProperties(error, context, collectionCandidates(meta), ['foreign']);
+    const fields = danglingFields(error, context);
     const errors: FieldError[] = fields.map((name) => ({
       path: jsonName(meta, name),
       message: 'References a record that does not exist.',
@@ -221,6 +219,21 @@ export function toApiError(error: unknown, context: ErrorContext): unknown {
     return ApiError.validation(...doesNotFit(error, context));
   }
   return ApiError.internal(error);
+}
+
+/**
+ * The references a foreign-key error of a write is about. A pivot row's error names the pivot's
+ * column, which may share its name with a column of the record (`author_id` of a remark and of
+ * its readers): by its table it is the collection's. Else the record's own foreign keys first: the
+ * core has checked a collection's keys already, so a pivot row fails only when a target went away
+ * meanwhile (SQLite names no table or column to tell).
+ */
+function danglingFields(error: DriverException, context: ErrorContext): string[] {
+  const { meta } = context;
+  const table = foreignKeyTable(error);
+  if (table !== undefined && table !== meta.tableName) return collectionsOfPivot(meta, table);
+  const own = blamedProperties(error, context, relationCandidates(meta), ['foreign']);
+  return own.length > 0 ? own : blamedProperties(error, context, collectionCandidates(meta), ['foreign']);
 }
 
 /** The JSON key of a property (MikroORM's `serializedName`, else its name): the `path` a client sent. */

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
   CheckConstraintViolationException,
+  Collection,
   DriverException,
   ForeignKeyConstraintViolationException,
   NotNullConstraintViolationException,
@@ -21,6 +22,7 @@ import {
   Check,
   Entity,
   Enum,
+  ManyToMany,
   ManyToOne,
   OneToOne,
   PrimaryKey,
@@ -90,7 +92,7 @@ class Profile extends FrameworkModel {
 }
 
 /**
- * Table `remarks`: two references to authors.
+ * Table `remarks`: two references to authors, and a many-to-many to them.
  * SQLite's foreign-key error names none of them; MariaDB and PostgreSQL name the column.
  */
 @Entity()
@@ -106,6 +108,10 @@ class Remark extends FrameworkModel {
 
   @ManyToOne(() => Author, { nullable: true })
   reviewer?: Author | null;
+
+  /** Pivot `remarks_readers`, whose `author_id` column is not the remark's own. */
+  @ManyToMany(() => Author)
+  readers = new Collection<Author>(this);
 }
 
 /** Table `measures`: columns whose range the database enforces, one of them by an explicit column type. */
@@ -463,6 +469,30 @@ describe('Database error wordings name the fields of the metadata', () => {
       await paths(Remark, ForeignKeyConstraintViolationException, error, { author: 1, reviewer: 9 }),
       [],
     );
+  });
+
+  it("a pivot row's foreign key names the collection, not the record's own column of that name", async () => {
+    // A target removed between the core's check of the keys and the write.
+    const values = { note: 'n', author: 1, readers: [1, 9] };
+    const postgresql = {
+      message: 'insert or update on table "remarks_readers" violates foreign key constraint',
+      code: '23503',
+      table: 'remarks_readers',
+      constraint: 'remarks_readers_author_id_foreign',
+      detail: 'Key (author_id)=(9) is not present in table "authors".',
+    };
+    assert.deepEqual(await paths(Remark, ForeignKeyConstraintViolationException, postgresql, values), [
+      'readers',
+    ]);
+    const mariadb = {
+      message:
+        'Cannot add or update a child row: a foreign key constraint fails (`db`.`remarks_readers`, CONSTRAINT ' +
+        '`remarks_readers_author_id_foreign` FOREIGN KEY (`author_id`) REFERENCES `authors` (`id`) ON DELETE CASCADE)',
+      errno: 1452,
+    };
+    assert.deepEqual(await paths(Remark, ForeignKeyConstraintViolationException, mariadb, values), [
+      'readers',
+    ]);
   });
 
   it("MariaDB's missing default (1364) names its column, not the written fields", async () => {
