@@ -8,6 +8,7 @@ import Koa, { type Middleware, type Next } from 'koa';
 import { PlanDirectory } from './crud/plan-directory.js';
 import { ConfigurationError } from './errors.js';
 import { DEFAULT_BODY_LIMIT } from './http/body.js';
+import { answerClientError } from './http/client-errors.js';
 import { healthRoutes } from './http/health.js';
 import { consoleLogger, type Logger, problemMiddleware, securityHeaders } from './http/problem-middleware.js';
 import { routeGroup } from './http/route-group.js';
@@ -221,6 +222,7 @@ export class Application {
       },
       this.callback(),
     );
+    server.on('clientError', answerClientError);
     server.listen({ port, host });
     this.server = server;
     await new Promise<void>((resolve, reject) => {

@@ -41,6 +41,8 @@ export const ERROR_CATALOGUE = {
   conflict: { status: 409, title: 'Conflict' },
   /** 409: a versioned record changed since this request read it (optimistic locking); read it again. */
   stale_record: { status: 409, title: 'Record changed meanwhile' },
+  /** 408: the request's headers or body did not arrive within the server's timeouts (answered by the HTTP server). */
+  request_timeout: { status: 408, title: 'Request timeout' },
   /** 413: the body is larger than the limit. */
   payload_too_large: { status: 413, title: 'Payload too large' },
   /** 415: a body of a type the route does not take. */
@@ -49,6 +51,8 @@ export const ERROR_CATALOGUE = {
   validation_failed: { status: 422, title: 'Validation failed' },
   /** 429: too many login attempts; `Retry-After` says when to try again. */
   too_many_requests: { status: 429, title: 'Too many requests' },
+  /** 431: the request's headers are larger than the server reads (answered by the HTTP server). */
+  header_fields_too_large: { status: 431, title: 'Request header fields too large' },
   /** 500: an unexpected failure; the detail never reveals internals. */
   internal_error: { status: 500, title: 'Internal server error' },
   /** 503: the database cannot be reached (also the answer of `/health/ready` then). */
