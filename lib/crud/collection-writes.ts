@@ -8,6 +8,7 @@ import { sessionOf } from '../http/session.js';
 import { writableCollections } from '../schema/model-schemas.js';
 import type { AppContext, RawRecord } from '../types.js';
 import type { CrudPlan } from './crud-plan.js';
+import { comparableKey, KeyIndex } from './key-index.js';
 import { recordKey } from './record-key.js';
 
 /** 422 for duplicate or unknown keys in the writable collections of validated data. */
@@ -23,9 +24,16 @@ export async function checkCollectionKeys(
   const errors: FieldError[] = [];
   for (const collection of collections) {
     const keys = data[collection.name] as readonly unknown[];
+    // Keys the database holds equal (a MySQL/MariaDB collation: `be` and `BE`) name one record.
+    const comparison = plan.adapter
+      .describe(collection.targetModel)
+      .fieldsByName.get(collection.targetKey)?.comparison;
     const first = new Map<string, number>();
     keys.forEach((key, index) => {
-      const mapKey = recordKey(key, collection.targetKeyType);
+      const mapKey =
+        comparison !== undefined && typeof key === 'string'
+          ? comparableKey(key, comparison)
+          : recordKey(key, collection.targetKeyType);
       const seen = first.get(mapKey);
       if (seen === undefined) first.set(mapKey, index);
       else
@@ -46,11 +54,10 @@ export async function checkCollectionKeys(
       withTotal: false,
       fields: [collection.targetKey],
     });
-    const existing = new Set(
-      found.rows.map((row) => recordKey(row[collection.targetKey], collection.targetKeyType)),
-    );
-    for (const [key, index] of first) {
-      if (!existing.has(key)) {
+    const existing = new KeyIndex<true>(comparison, collection.targetKeyType);
+    for (const row of found.rows) existing.set(row[collection.targetKey], true);
+    for (const index of first.values()) {
+      if (existing.get(keys[index]) === undefined) {
         errors.push({
           path: `${collection.name}.${index}`,
           message: `no ${collection.target} has ${collection.targetKey} ${JSON.stringify(keys[index])}`,

@@ -4,7 +4,7 @@
  * comparison. A loose match counts only when one record alone answers it, so that a comparison
  * coarser than the database's can leave a key unmatched but never pair it with another record.
  */
-import type { TextComparison } from '../types.js';
+import type { FieldType, TextComparison } from '../types.js';
 import { recordKey } from './record-key.js';
 
 /** Marks a loose key that several records answer. */
@@ -22,16 +22,19 @@ export function comparableKey(value: unknown, comparison: TextComparison): strin
 /** Values by record key; `comparison` is the key field's, when the database compares loosely. */
 export class KeyIndex<T> {
   readonly #comparison: TextComparison | undefined;
+  readonly #type: FieldType | undefined;
   readonly #exact = new Map<string, T>();
   readonly #loose = new Map<string, T | typeof AMBIGUOUS>();
 
-  constructor(comparison: TextComparison | undefined) {
+  /** `type`: the key's kind, where it decides equality (`uuid` keys in either case are one key). */
+  constructor(comparison: TextComparison | undefined, type?: FieldType) {
     this.#comparison = comparison;
+    this.#type = type;
   }
 
   /** Adds the value of one key. */
   set(key: unknown, value: T): void {
-    const exact = recordKey(key);
+    const exact = recordKey(key, this.#type);
     if (this.#exact.has(exact)) return;
     this.#exact.set(exact, value);
     if (this.#comparison === undefined || typeof key !== 'string') return;
@@ -41,7 +44,7 @@ export class KeyIndex<T> {
 
   /** The value of the key, or of the one key the database holds equal to it. */
   get(key: unknown): T | undefined {
-    const found = this.#exact.get(recordKey(key));
+    const found = this.#exact.get(recordKey(key, this.#type));
     if (found !== undefined || this.#comparison === undefined || typeof key !== 'string') return found;
     const loose = this.#loose.get(comparableKey(key, this.#comparison));
     return loose === AMBIGUOUS ? undefined : loose;
