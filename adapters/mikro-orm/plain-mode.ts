@@ -11,6 +11,7 @@
 import {
   type EntityManager,
   type EntityProperty,
+  OptimisticLockError,
   Reference,
   ReferenceKind,
   type Type,
@@ -166,10 +167,26 @@ export class PlainPath {
         markWritten(session);
       } catch (error) {
         session.clear();
+        if (await this.#deletedMeanwhile(session, plan, key, error)) return undefined;
         throw await this.#failures.write(error, plan, values, session);
       }
     }
     return entity;
+  }
+
+  /**
+   * Whether a versioned write failed because another request deleted the row after this one loaded
+   * it: then there is no record (404), not a stale one (MikroORM's OptimisticLockError says both).
+   */
+  async #deletedMeanwhile(
+    session: EntityManager,
+    plan: ModelPlan,
+    key: Row,
+    error: unknown,
+  ): Promise<boolean> {
+    if (!(error instanceof OptimisticLockError)) return false;
+    const fresh = session.fork({ clear: true, keepTransactionContext: true });
+    return (await this.#load(fresh, plan, key, 'write')) === undefined;
   }
 
   /** Removes through the unit of work; false when no row has the key. */
