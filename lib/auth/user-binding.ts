@@ -100,9 +100,11 @@ export function bindUserModel(
   const validateStrict = options.strict
     ? validateRegistration
     : withUsername(compileWriteValidator(model, { ...registration, strict: true }));
+  // A token's `sub` is the key as the plugin wrote it: `02` or `2.0` for user 2 is no token of ours.
   const coerceId = (raw: string): RecordId | undefined => {
     const value = parseFieldText(key, raw);
-    return typeof value === 'string' || typeof value === 'number' ? value : undefined;
+    if (typeof value === 'number') return String(value) === raw ? value : undefined;
+    return typeof value === 'string' ? value : undefined;
   };
   return {
     adapter,

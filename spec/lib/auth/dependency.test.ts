@@ -123,6 +123,13 @@ for (const target of databaseTargets()) {
       expectInvalid(await me('not.a.jwt'), 'garbage');
     });
 
+    it('refuses a sub that is not the key as the plugin writes it (02, 2.0, +2), even correctly signed', async () => {
+      const sign = (subject: string) => jwt.sign({}, KEY, { ...CLAIMS, subject, expiresIn: 60 });
+      assert.equal((await me(sign(String(user.id)))).status, 200);
+      for (const subject of [`0${user.id}`, `${user.id}.0`, `+${user.id}`, ` ${user.id}`])
+        expectInvalid(await me(sign(subject)), subject);
+    });
+
     it('refuses an expired token and one without exp', async () => {
       const expired = jwt.sign({ exp: Math.floor(Date.now() / 1000) - 5 }, KEY, {
         ...CLAIMS,
