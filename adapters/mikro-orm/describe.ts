@@ -89,10 +89,30 @@ export function jsonNameOf(prop: EntityProperty): string {
   return prop.serializedName ?? prop.name;
 }
 
-/** Whether the entity is the root of an inheritance hierarchy with no discriminator value of its own. */
-function isAbstractRoot(meta: EntityMetadata): boolean {
-  return (
-    meta.root === meta && meta.discriminatorColumn !== undefined && meta.discriminatorValue === undefined
+/**
+ * Whether the entity is a class of an inheritance hierarchy with no discriminator value of its
+ * own (a root or a middle class outside the map): every row is one of its subclasses'.
+ */
+function hasNoOwnRows(meta: EntityMetadata): boolean {
+  const root = meta.root ?? meta;
+  return root.discriminatorColumn !== undefined && meta.discriminatorValue === undefined;
+}
+
+/**
+ * Whether MikroORM never writes some rows the entity's route serves: it is `readonly: true`, or a
+ * class below it in its inheritance hierarchy is (a flush skips an instance of that class, so an
+ * update through the root would answer with values it never stored).
+ */
+function servesReadOnlyRows(orm: AnyMikroORM, meta: EntityMetadata): boolean {
+  if (meta.readonly === true) return true;
+  if ((meta.root ?? meta).discriminatorColumn === undefined) return false;
+  const prototype = (meta.class as { prototype?: object } | undefined)?.prototype;
+  if (prototype === undefined) return false;
+  return [...orm.getMetadata().getAll().values()].some(
+    (other: EntityMetadata) =>
+      other.readonly === true &&
+      other.root === meta.root &&
+      Object.prototype.isPrototypeOf.call(prototype, (other.class as { prototype?: object }).prototype ?? {}),
   );
 }
 
@@ -110,9 +130,15 @@ export function isComputed(meta: EntityMetadata, prop: EntityProperty): boolean 
 /** The metadata of a model, or a ConfigurationError when the ORM does not know it as an entity. */
 export function entityMetadata(orm: AnyMikroORM, model: ModelClass): EntityMetadata {
   const meta = orm.getMetadata().find(model as never);
-  if (meta === undefined || meta.abstract || meta.embeddable) {
+  if (meta === undefined || meta.embeddable) {
     throw new ConfigurationError(
       `${model.name} is not an entity of this MikroORM instance: add it to the ORM's \`entities\`.`,
+    );
+  }
+  // An abstract root of a single-table hierarchy owns the table and is queried like any root.
+  if (meta.abstract && !(meta.root === meta && meta.discriminatorColumn !== undefined)) {
+    throw new ConfigurationError(
+      `${meta.className} is an abstract entity (MikroORM maps no table of its own to it): register its concrete subclasses instead.`,
     );
   }
   if (meta.virtual || meta.expression !== undefined || meta.view) {
@@ -400,9 +426,9 @@ export function modelFacts(orm: AnyMikroORM, model: ModelClass): ModelFacts {
       fieldFacts(meta, prop, initial, orm.em.getPlatform().getDefaultVarcharLength(), orm.em.getPlatform()),
     ),
     // MikroORM never writes a `readonly: true` entity (a flush skips it): its routes are reads only.
-    ...(meta.readonly === true ? { readOnly: true } : {}),
-    // The root of an inheritance hierarchy that maps no discriminator value to itself: every row is
-    // one of its subclasses, which the client cannot choose (the discriminator is MikroORM's to set).
-    ...(isAbstractRoot(meta) ? { creatable: false } : {}),
+    ...(servesReadOnlyRows(orm, meta) ? { readOnly: true } : {}),
+    // A class whose rows are all its subclasses': a create would need a subclass the client cannot
+    // choose (the discriminator is MikroORM's to set).
+    ...(hasNoOwnRows(meta) ? { creatable: false } : {}),
   };
 }
