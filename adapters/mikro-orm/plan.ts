@@ -35,8 +35,8 @@ export interface FieldPlan {
   readonly encodeKeyset: Encoder;
   /** Whether the column is a 64-bit integer (its own, or a referenced key's), whatever JS form MikroORM gives it. */
   readonly bigint: boolean;
-  /** The first year a date or datetime column of this database holds, when it holds fewer than JavaScript. */
-  readonly firstYear?: number;
+  /** The years a date or datetime column of this database holds, when it holds fewer than JavaScript. */
+  readonly years?: readonly [first: number, last: number];
 }
 
 /** Everything the adapter needs for one model. */
@@ -111,6 +111,7 @@ function fieldPlanOf(
   prop: EntityProperty,
   platform: Platform,
   dialect: Dialect,
+  inJson = false,
 ): FieldPlan {
   // A relation's value is the referenced key: convert it as that key's property.
   const valueProp = prop.targetMeta?.getPrimaryProps()[0] ?? prop;
@@ -121,7 +122,14 @@ function fieldPlanOf(
     nested = new Map(
       (field.fields ?? []).map((child) => [
         child.name,
-        fieldPlanOf(child, byJson.get(child.name) as EntityProperty, platform, dialect),
+        // An `object: true` embeddable is one JSON column: its values are no date columns.
+        fieldPlanOf(
+          child,
+          byJson.get(child.name) as EntityProperty,
+          platform,
+          dialect,
+          inJson || prop.object === true,
+        ),
       ]),
     );
   }
@@ -138,19 +146,20 @@ function fieldPlanOf(
     encode,
     encodeKeyset: keysetEncoderOf(prop, dialect, encode),
     bigint: field.type === 'bigint' || valueProp.customType instanceof BigIntType,
-    ...firstYearOf(field, dialect),
+    ...(inJson ? {} : yearsOf(field, dialect)),
   };
 }
 
 /**
  * MariaDB and MySQL hold the years 1000 to 9999 in `date` and `datetime` (mysql2 reads an earlier
- * year back as another: 0050 as 1950); PostgreSQL has no year 0. The API refuses such a year on a
- * write rather than store a changed value or fail without naming the field.
+ * year back as another: 0050 as 1950); PostgreSQL has no year 0, and MikroORM cannot write it a
+ * year past 9999 (an offset can carry `9999-12-31T23:30-01:00` there). The API refuses such a year
+ * on a write rather than store a changed value or fail without naming the field.
  */
-function firstYearOf(field: FieldDescription, dialect: Dialect): { firstYear?: number } {
+function yearsOf(field: FieldDescription, dialect: Dialect): { years?: readonly [number, number] } {
   if (field.type !== 'date' && field.type !== 'datetime') return {};
-  if (dialect === 'mysql') return { firstYear: 1000 };
-  if (dialect === 'postgresql') return { firstYear: 1 };
+  if (dialect === 'mysql') return { years: [1000, 9999] };
+  if (dialect === 'postgresql') return { years: [1, 9999] };
   return {};
 }
 
@@ -307,7 +316,7 @@ export function encodeData(plan: ModelPlan, data: Readonly<RawRecord>): Record<s
 
 /**
  * A value the column cannot hold is a 422 naming the field, in embedded values too (their own
- * columns): a year before the column's first (`firstYearOf`), a bigint beyond 64 bits.
+ * columns): a year outside the column's (`yearsOf`), a bigint beyond 64 bits.
  */
 function checkColumnRange(field: FieldPlan, path: string, value: unknown): void {
   if (field.nested !== undefined) {
@@ -318,19 +327,21 @@ function checkColumnRange(field: FieldPlan, path: string, value: unknown): void 
     }
     return;
   }
-  if (field.firstYear !== undefined) checkYear(field.firstYear, path, value);
+  if (field.years !== undefined) checkYear(field.years, path, value);
   else if (field.bigint) checkBigintRange(path, value);
 }
 
-/** The year of a date (`YYYY-MM-DD`) or datetime (any offset: its UTC year) is at least `first`. */
-function checkYear(first: number, path: string, value: unknown): void {
+/** The year of a date (`YYYY-MM-DD`) or datetime (any offset: its UTC year) is within the column's. */
+function checkYear([first, last]: readonly [number, number], path: string, value: unknown): void {
   if (typeof value !== 'string' && !(value instanceof Date)) return;
   const year =
     typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value)
       ? Number(value.slice(0, 4))
       : new Date(value).getUTCFullYear();
-  if (year < first)
-    throw ApiError.validation([{ path, message: `The column holds dates from the year ${first} on.` }]);
+  if (year < first || year > last)
+    throw ApiError.validation([
+      { path, message: `The column holds dates of the years ${first} to ${last}.` },
+    ]);
 }
 
 /**

@@ -66,6 +66,22 @@ await describeFidelity(
       assertSameJson(kept.body, await env().mikroJson(Almanac, (kept.body as Json).id));
     });
 
+    it('refuses a datetime an offset carries past the year 9999 where the column cannot hold it', async () => {
+      const late = await env().send('POST', '/almanacs', { at: '9999-12-31T23:30:00-01:00' });
+      if (env().target === 'sqlite-memory') {
+        assert.equal(late.status, 201, JSON.stringify(late.body));
+        assertSameJson(late.body, await env().mikroJson(Almanac, (late.body as Json).id));
+      } else assertRefused(late, 'at', 'year 10000');
+    });
+
+    it('keeps any year in an object embeddable, one JSON value, as MikroORM does', async () => {
+      const span = { from: '0500-01-01', at: '0500-01-01T00:00:00.000Z' };
+      const created = await env().send('POST', '/almanacs', { at: '2020-01-01T00:00:00Z', span });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      assert.deepEqual((created.body as Json).span, span);
+      assertSameJson(created.body, await env().mikroJson(Almanac, (created.body as Json).id));
+    });
+
     it('keeps an early year it holds, and filters, sorts and pages by it', async () => {
       const year = env().target === 'mariadb' ? '1001' : '0050';
       // Both modes share the database: each writes its own day.
