@@ -104,7 +104,8 @@ export function isStatementTimeout(error: unknown, depth = 0): boolean {
 }
 
 // MySQL/MariaDB errnos for values a column cannot hold (too long, out of range, wrong format, bad JSON).
-const MYSQL_DATA_ERRNOS = new Set([1264, 1265, 1292, 1366, 1406, 3140, 4025]);
+// 1267, 1270, 1271: a compared value the column's character set cannot hold ("Illegal mix of collations").
+const MYSQL_DATA_ERRNOS = new Set([1264, 1265, 1267, 1270, 1271, 1292, 1366, 1406, 3140, 4025]);
 
 /** Whether the database refused a value for its column (PostgreSQL class 22, MySQL data errors). */
 export function isDataError(error: DriverException): boolean {
