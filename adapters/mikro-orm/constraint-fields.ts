@@ -195,8 +195,9 @@ export function blamedProperties(
   kinds: readonly ConstraintKind[],
 ): string[] {
   const { meta } = context;
-  const byColumn = propertiesOfColumns(meta, reportedColumns(error));
-  if (byColumn.length > 0) return byColumn;
+  const columns = reportedColumns(error);
+  // A column the model does not map (one added to the table by hand) is no field a client sent.
+  if (columns.length > 0) return propertiesOfColumns(meta, columns);
   if (reportedConstraint(error) !== undefined)
     return propertiesOfColumns(meta, constraintColumns(error, context, kinds) ?? []);
   const written = candidates.filter((name) => writtenFields(context).includes(name));

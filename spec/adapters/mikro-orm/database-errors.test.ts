@@ -503,6 +503,23 @@ describe('Database error wordings name the fields of the metadata', () => {
     );
   });
 
+  it('a NOT NULL column the model does not map (added to the table by hand) names no field', async () => {
+    for (const [message, fields] of [
+      ["Field 'extra' doesn't have a default value", { errno: 1364 }],
+      [
+        'null value in column "extra" of relation "stocks" violates not-null constraint',
+        { code: '23502', column: 'extra' },
+      ],
+      ['NOT NULL constraint failed: stocks.extra', { code: 'SQLITE_CONSTRAINT_NOTNULL' }],
+    ] as const) {
+      assert.deepEqual(
+        await paths(Stock, NotNullConstraintViolationException, { message, ...fields }, { name: 'n' }),
+        [],
+        message,
+      );
+    }
+  });
+
   it('an out-of-range error no written value can be names no field', async () => {
     const error = { message: 'integer out of range', code: '22003' };
     assert.deepEqual(await paths(Measure, DriverException, error, { small: 5, price: '1.00' }), []);
