@@ -83,8 +83,8 @@ export class Application {
   /** The routers' plans by model: where relations find the router of their target. */
   readonly plans = new PlanDirectory();
   private readonly groups = new Map<string, Middleware<AppState>>();
-  // The paths each part of the application answers under, by owner: one may not shadow another.
-  private readonly reserved = new Map<string, string>();
+  // The paths each part of the application answers under: one may not shadow another.
+  private readonly reserved: { path: string; owner: string; page: boolean }[] = [];
   private readonly descriptions = new Map<ModelClass, ModelDescription>();
   private readonly shutdownTimeoutMs: number;
   private readonly headersTimeoutMs: number;
@@ -151,20 +151,24 @@ export class Application {
 
   /**
    * Claims the requests under `path` (itself and below it) for `owner`: a `ConfigurationError`
-   * when another owner's path is the same, below it or above it, since one would shadow the other.
-   * The framework's pages (the document, health checks, Swagger UI) and each CRUD resource claim theirs.
+   * when one would shadow the other. A page (the document, health checks, Swagger UI, your own)
+   * shares its path with nothing; a resource (`{ page: false }`, as each `CrudRouter` claims its
+   * path) may not lie inside or at another's path, since the routes registered first answer first.
    */
-  reservePath(path: string, owner: string): void {
+  reservePath(path: string, owner: string, options: { readonly page?: boolean } = {}): void {
     const trimmed = path.replace(/\/+$/, '');
+    const page = options.page ?? true;
     const within = (inner: string, outer: string) => inner === outer || inner.startsWith(`${outer}/`);
-    for (const [other, otherOwner] of this.reserved) {
-      if (otherOwner !== owner && (within(trimmed, other) || within(other, trimmed))) {
+    for (const other of this.reserved) {
+      const shadowed = within(trimmed, other.path);
+      const shadows = within(other.path, trimmed) && (page || other.page);
+      if (shadowed || shadows) {
         throw new ConfigurationError(
-          `${owner} at ${trimmed} would share its path with ${otherOwner} at ${other}, and one would shadow the other: give the router a \`prefix\`, or the page another \`path\`.`,
+          `${owner} at ${trimmed || '/'} would share its path with ${other.owner} at ${other.path || '/'}, and one would shadow the other: give the router a \`prefix\`, or the page another \`path\`.`,
         );
       }
     }
-    this.reserved.set(trimmed, owner);
+    this.reserved.push({ path: trimmed, owner, page });
   }
 
   /** The model description of a model, introspected once. */

@@ -344,6 +344,31 @@ describe('CrudRouter paths beside the framework pages', () => {
     assert.throws(() => new CrudRouter({ model: Docs }).register_routes(pageFirst), refused);
   });
 
+  it('refuses a resource inside the path of one registered before it, which would answer its requests', async () => {
+    const shadowed = app();
+    new CrudRouter({ model: Docs }).register_routes(shadowed);
+    assert.throws(
+      () => new CrudRouter({ model: Docs, prefix: '/docs' }).register_routes(shadowed),
+      (error: Error) => error instanceof ConfigurationError && /\/docs\/docs/.test(error.message),
+    );
+  });
+
+  it('serves a resource inside another one registered after it: each answers its own requests', async () => {
+    const nested = app();
+    new CrudRouter({ model: Docs, prefix: '/docs' }).register_routes(nested);
+    new CrudRouter({ model: Docs }).register_routes(nested);
+    const server = await serve(nested.callback());
+    try {
+      const inner = await server.request('/docs/docs', { method: 'POST', json: {} });
+      assert.equal(inner.status, 201);
+      assert.match(inner.headers.get('location') ?? '', /^\/docs\/docs\/\d+$/);
+      assert.equal((await server.request('/docs/docs')).status, 200);
+      assert.equal((await server.request('/docs')).status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('serves them under a prefix, or beside a page moved elsewhere', async () => {
     const moved = app();
     add_swagger_ui(moved, { path: '/swagger' });
