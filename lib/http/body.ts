@@ -46,17 +46,17 @@ const STRICT_JSON_START = /^[ \t\n\r]*(\[|\{)/;
 // Fatal: a byte sequence that is not UTF-8 is refused, never replaced by U+FFFD and stored so.
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/**
- * Parses a JSON body read as bytes (latin1 maps each byte to one char): decoded as strict UTF-8,
- * then an object or array only (as `@koa/bodyparser`'s `jsonStrict`).
- */
-function parseJsonBytes(latin1: string): unknown {
-  let text: string;
+/** The text of a body read as bytes (latin1 maps each byte to one char), decoded as strict UTF-8. */
+function utf8Text(latin1: string): string {
   try {
-    text = utf8.decode(Buffer.from(latin1, 'latin1'));
+    return utf8.decode(Buffer.from(latin1, 'latin1'));
   } catch {
     throw ApiError.malformedJson('The request body is not valid UTF-8.');
   }
+}
+
+/** A JSON body's value: an object or array only (as `@koa/bodyparser`'s `jsonStrict`). */
+function parseJsonText(text: string): unknown {
   if (!STRICT_JSON_START.test(text)) throw ApiError.malformedJson();
   try {
     // As the parser did before: a `__proto__` key is refused (bourne's `protoAction: 'error'`).
@@ -66,26 +66,48 @@ function parseJsonBytes(latin1: string): unknown {
   }
 }
 
+/** One name or value of a form: `+` is a space, and each `%XX` sequence must spell UTF-8. */
+function formComponent(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    throw ApiError.malformedJson('The form body is not valid: a percent-escape is not UTF-8.');
+  }
+}
+
+/**
+ * An `application/x-www-form-urlencoded` body's fields: a name given twice holds an array, as qs
+ * gave it; `__proto__` is dropped, as qs drops it.
+ */
+function parseFormText(text: string): Record<string, string | string[]> {
+  const fields: Record<string, string | string[]> = {};
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    const name = formComponent(equals === -1 ? pair : pair.slice(0, equals));
+    const value = formComponent(equals === -1 ? '' : pair.slice(equals + 1));
+    if (name === '__proto__') continue;
+    const previous = Object.hasOwn(fields, name) ? fields[name] : undefined;
+    fields[name] = previous === undefined ? value : [...([] as string[]).concat(previous), value];
+  }
+  return fields;
+}
+
 /** Compiles a body reader once; calling it parses the request body or throws an `ApiError`. */
 export function bodyReader(options: BodyReaderOptions): (ctx: AppContext) => Promise<unknown> {
   const accepted =
     options.form === true ? ['application/json', 'application/x-www-form-urlencoded'] : ['application/json'];
-  const onError = (error: Error) => {
-    throw toApiError(error as ParserError, options.limit);
-  };
-  // JSON is read as text in latin1, byte for byte, and decoded here: the parser's own UTF-8
+  // Bodies are read as text in latin1, byte for byte, and decoded here: the parser's own UTF-8
   // decoding replaces invalid bytes with U+FFFD, which would be stored as if sent.
-  const readJson = bodyParser({
+  const readText = bodyParser({
     enableTypes: ['text'],
-    extendTypes: { text: ['application/json'] },
+    extendTypes: { text: accepted },
     encoding: 'latin1',
     textLimit: options.limit,
-    onError,
+    onError(error: Error) {
+      throw toApiError(error as ParserError, options.limit);
+    },
   });
-  const readForm =
-    options.form === true
-      ? bodyParser({ enableTypes: ['form'], formLimit: options.limit, onError })
-      : undefined;
   return async (ctx: AppContext): Promise<unknown> => {
     const declared = Number(ctx.get('content-length') || '0');
     if (declared > options.limit) throw ApiError.payloadTooLarge(options.limit);
@@ -102,16 +124,22 @@ export function bodyReader(options: BodyReaderOptions): (ctx: AppContext) => Pro
     if (charset !== '' && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
       throw new ApiError('unsupported_media_type', 'The request body must be encoded in UTF-8.');
     }
-    if (readForm !== undefined && ctx.request.is('application/x-www-form-urlencoded')) {
-      await readForm(ctx as unknown as Context, async () => {});
+    // An app's own body parser read this body first: its result stands. One that skipped it (a
+    // type it does not parse) leaves `{}` and no raw body, and the stream unread.
+    const request = ctx.request as typeof ctx.request & { rawBody?: unknown };
+    if (ctx.request.body !== undefined && (request.rawBody !== undefined || ctx.req.readableEnded))
       return ctx.request.body;
-    }
-    // An app's own body parser ran first: its result stands, as before.
-    if (ctx.request.body !== undefined) return ctx.request.body;
-    await readJson(ctx as unknown as Context, async () => {});
-    const raw = ctx.request.body;
-    // An empty body declared as JSON (`Content-Length: 0`) reads as an empty object, as it always has.
-    const parsed = typeof raw !== 'string' || raw === '' ? {} : parseJsonBytes(raw);
+    ctx.request.body = undefined;
+    await readText(ctx as unknown as Context, async () => {});
+    const raw = ctx.request.body as unknown;
+    // An empty body (`Content-Length: 0`) reads as an empty object, as it always has.
+    const text = typeof raw !== 'string' || raw === '' ? '' : utf8Text(raw);
+    const parsed =
+      text === ''
+        ? {}
+        : ctx.request.is('application/x-www-form-urlencoded')
+          ? parseFormText(text)
+          : parseJsonText(text);
     ctx.request.body = parsed;
     return parsed;
   };

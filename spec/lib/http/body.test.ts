@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { bodyParser } from '@koa/bodyparser';
 import Koa from 'koa';
 import { bodyReader } from '../../../lib/http/body.js';
 import { problemMiddleware } from '../../../lib/http/problem-middleware.js';
@@ -122,5 +123,55 @@ describe('bodyReader: the bytes of a JSON body', () => {
       const answer = await post(Buffer.from(text));
       assert.equal(answer.status, 400, text);
     }
+  });
+});
+
+describe('bodyReader: form bodies and an app parser that ran first', () => {
+  let server: TestServer;
+  before(async () => {
+    const koa = new Koa<AppState>();
+    const read = bodyReader({ limit: 1024, form: true });
+    koa.use(problemMiddleware(silent));
+    // The app's own parser, for forms only: it leaves `{}` for a JSON body it does not read.
+    koa.use(async (ctx, next) => (ctx.path === '/app-form-parser' ? formsOnly(ctx, next) : next()));
+    koa.use(async (ctx: AppContext) => {
+      ctx.body = { received: await read(ctx) };
+    });
+    server = await serve(koa.callback());
+  });
+  after(() => server.close());
+
+  const formsOnly = bodyParser({ enableTypes: ['form'] }) as unknown as Koa.Middleware;
+  const post = (path: string, type: string, bytes: Uint8Array) =>
+    fetch(server.url + path, { method: 'POST', headers: { 'content-type': type }, body: bytes });
+  const form = 'application/x-www-form-urlencoded';
+
+  it('reads a form strictly: repeated names as arrays, + as a space, __proto__ dropped', async () => {
+    const answer = await post(
+      '/',
+      form,
+      Buffer.from('username=ann+b&scope=a&scope=b&__proto__=x&caf%C3%A9=1'),
+    );
+    assert.equal(answer.status, 200);
+    assert.deepEqual(await answer.json(), { received: { username: 'ann b', scope: ['a', 'b'], café: '1' } });
+  });
+
+  it('refuses a form whose bytes or percent-escapes are not UTF-8 (400), never storing U+FFFD', async () => {
+    for (const bytes of [
+      Buffer.concat([Buffer.from('username=u'), Buffer.from([0xff])]),
+      Buffer.from('username=u%FF'),
+      Buffer.from('username=%E2%82'),
+    ]) {
+      const answer = await post('/', form, bytes);
+      assert.equal(answer.status, 400, await answer.text());
+    }
+  });
+
+  it("reads a JSON body an app's own parser skipped (it left {} for a type it does not read)", async () => {
+    const answer = await post('/app-form-parser', 'application/json', Buffer.from('{"name":"changed"}'));
+    assert.equal(answer.status, 200);
+    assert.deepEqual(await answer.json(), { received: { name: 'changed' } });
+    const viaForm = await post('/app-form-parser', form, Buffer.from('name=kept'));
+    assert.deepEqual(await viaForm.json(), { received: { name: 'kept' } });
   });
 });
