@@ -41,6 +41,7 @@ import { missingInternal, queryObstacle } from './fast-path.js';
 import { LinkReader } from './links.js';
 import { type ListStatement, ListStatements } from './list-statements.js';
 import { type Lookup, prepareLookup } from './lookup.js';
+import { missingTables } from './missing-tables.js';
 import { type CombinedCache, TOTAL_COLUMN, withTotalColumn } from './page-total.js';
 import { PlainPath } from './plain-mode.js';
 import {
@@ -354,6 +355,14 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     // A MariaDB/MySQL connection that outlived a dropped database still answers `select 1`.
     if (await databaseGone(this.orm))
       throw ApiError.unavailable(new Error('The database no longer exists on its server.'));
+    let missing: string[];
+    try {
+      missing = await missingTables(this.orm, this.#plans.values());
+    } catch (error) {
+      throw ApiError.unavailable(error);
+    }
+    if (missing.length > 0)
+      throw ApiError.unavailable(new Error(`The database has no table ${missing.join(', ')} yet.`));
   }
 
   /** Closes MikroORM's connections. */

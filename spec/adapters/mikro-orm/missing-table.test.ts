@@ -3,7 +3,8 @@
  * run) says so, on every target: `ensure_admin` at start-up fails with a `ConfigurationError` that
  * names the missing table and the two ways to create it (the `schema` option of
  * `MikroOrmAdapter.connect`, or MikroORM migrations); a request that reaches the missing table is a
- * generic 500 to the client (never SQL), with that `ConfigurationError` in the log.
+ * generic 500 to the client (never SQL), with that `ConfigurationError` in the log; readiness
+ * answers 503 until the tables exist.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -91,6 +92,17 @@ for (const target of databaseTargets()) {
         const explained = logged.map(configurationErrorIn).find((error) => error !== undefined);
         assertExplains(explained, table);
       }
+    });
+
+    it('readiness answers 503 while a served table is missing, and 200 once the tables exist', async () => {
+      const missing = await server.request('/health/ready');
+      assert.equal(missing.status, 503, await missing.text());
+      await assert.rejects(adapter.ping(), (error: Error) =>
+        /no table (notes|users)/.test(String((error.cause as Error | undefined)?.message)),
+      );
+      await adapter.createSchema();
+      const ready = await server.request('/health/ready');
+      assert.equal(ready.status, 200, await ready.text());
     });
   });
 }
