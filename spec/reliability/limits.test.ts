@@ -4,15 +4,14 @@
  * served; memory stays flat under oversized and compressed bodies, however many arrive at once.
  */
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createBlogApp } from '../../examples/blog/app.js';
 import type { Logger } from '../../lib/index.js';
 import { compressedBombs } from '../security/cases/input.js';
 import { describeResponse, type HttpRequest, send } from '../security/support/client.js';
+import { type ListeningBlog, listenBlog } from '../support/listening-blog.js';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
@@ -25,24 +24,12 @@ const CUT_WITHIN_MS = HEADERS_TIMEOUT_MS + 2_000;
 const SLOW_CONNECTIONS = 40;
 
 describe('limits of a listening app', () => {
-  let blog: Awaited<ReturnType<typeof createBlogApp>>;
+  let blog: ListeningBlog['blog'];
   let base: string;
   let port: number;
 
   before(async () => {
-    blog = await createBlogApp(
-      {
-        host: '127.0.0.1',
-        port: 0,
-        databaseUrl: 'sqlite::memory:',
-        jwtSecret: 'limits-suite-secret-of-more-than-32-bytes',
-        admin: undefined,
-        production: false,
-      },
-      quiet,
-    );
-    const server = await blog.app.listen(0, '127.0.0.1');
-    port = (server.address() as AddressInfo).port;
+    ({ blog, port } = await listenBlog('limits-suite-secret-of-more-than-32-bytes', quiet));
     base = `http://127.0.0.1:${port}`;
   });
 

@@ -32,16 +32,24 @@ async function rawRequest(url: string, head: string): Promise<{ status: number; 
   return { status: Number(statusLine.split(' ')[1]), body: rest.join('\r\n').split('\r\n\r\n')[1] ?? '' };
 }
 
+/** Serves `{ received: <the body read> }`, after `before` (an app's own middleware) when given. */
+async function serveReader(
+  read: (ctx: AppContext) => Promise<unknown>,
+  before?: Koa.Middleware,
+): Promise<TestServer> {
+  const koa = new Koa<AppState>();
+  koa.use(problemMiddleware(silent));
+  if (before !== undefined) koa.use(before);
+  koa.use(async (ctx: AppContext) => {
+    ctx.body = { received: await read(ctx) };
+  });
+  return serve(koa.callback());
+}
+
 describe('bodyReader: a request without a body', () => {
   let server: TestServer;
   before(async () => {
-    const koa = new Koa<AppState>();
-    const read = bodyReader({ limit: 1024 });
-    koa.use(problemMiddleware(silent));
-    koa.use(async (ctx: AppContext) => {
-      ctx.body = { received: await read(ctx) };
-    });
-    server = await serve(koa.callback());
+    server = await serveReader(bodyReader({ limit: 1024 }));
   });
   after(() => server.close());
 
@@ -82,13 +90,7 @@ describe('bodyReader: a request without a body', () => {
 describe('bodyReader: the bytes of a JSON body', () => {
   let server: TestServer;
   before(async () => {
-    const koa = new Koa<AppState>();
-    const read = bodyReader({ limit: 1024 });
-    koa.use(problemMiddleware(silent));
-    koa.use(async (ctx: AppContext) => {
-      ctx.body = { received: await read(ctx) };
-    });
-    server = await serve(koa.callback());
+    server = await serveReader(bodyReader({ limit: 1024 }));
   });
   after(() => server.close());
 
@@ -129,15 +131,10 @@ describe('bodyReader: the bytes of a JSON body', () => {
 describe('bodyReader: form bodies and an app parser that ran first', () => {
   let server: TestServer;
   before(async () => {
-    const koa = new Koa<AppState>();
-    const read = bodyReader({ limit: 1024, form: true });
-    koa.use(problemMiddleware(silent));
     // The app's own parser, for forms only: it leaves `{}` for a JSON body it does not read.
-    koa.use(async (ctx, next) => (ctx.path === '/app-form-parser' ? formsOnly(ctx, next) : next()));
-    koa.use(async (ctx: AppContext) => {
-      ctx.body = { received: await read(ctx) };
-    });
-    server = await serve(koa.callback());
+    server = await serveReader(bodyReader({ limit: 1024, form: true }), (ctx, next) =>
+      ctx.path === '/app-form-parser' ? formsOnly(ctx, next) : next(),
+    );
   });
   after(() => server.close());
 

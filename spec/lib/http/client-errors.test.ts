@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { type AddressInfo, connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { MemoryAdapter } from '../../../adapters/memory/index.js';
-import { createBlogApp } from '../../../examples/blog/app.js';
 import { Application, type Logger } from '../../../lib/index.js';
+import { type ListeningBlog, listenBlog } from '../../support/listening-blog.js';
 
 const quiet: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
@@ -35,23 +35,11 @@ function problemOf(answer: string): { status: number; type: string; body: Record
 }
 
 describe('requests the HTTP parser refuses', () => {
-  let blog: Awaited<ReturnType<typeof createBlogApp>>;
+  let blog: ListeningBlog['blog'];
   let port: number;
 
   before(async () => {
-    blog = await createBlogApp(
-      {
-        host: '127.0.0.1',
-        port: 0,
-        databaseUrl: 'sqlite::memory:',
-        jwtSecret: 'client-errors-suite-secret-of-more-than-32-bytes',
-        admin: undefined,
-        production: false,
-      },
-      quiet,
-    );
-    const server = await blog.app.listen(0, '127.0.0.1');
-    port = (server.address() as AddressInfo).port;
+    ({ blog, port } = await listenBlog('client-errors-suite-secret-of-more-than-32-bytes', quiet));
   });
 
   after(async () => {
