@@ -68,15 +68,20 @@ export interface CollectionDescription {
 }
 
 /**
- * What the database ignores when it compares two values of a text key (a MySQL/MariaDB collation):
+ * What the database ignores when it compares two values of a text key (a MySQL/MariaDB or SQLite collation):
  * values equal but for these are one key to it. Each flag absent: not ignored.
  */
 export interface TextComparison {
-  /** Upper and lower case (`_ci` collations). */
-  readonly ignoresCase?: boolean;
+  /** Upper and lower case (`_ci` collations); `'ascii'`: the letters A–Z only (SQLite's `NOCASE`). */
+  readonly ignoresCase?: boolean | 'ascii';
+  /**
+   * What `ß` equals where case is ignored: `'s'` (MySQL/MariaDB `general_ci`, one character for
+   * one) or `'ss'` (the Unicode collations); absent, `ß` is only itself.
+   */
+  readonly sharpS?: 's' | 'ss';
   /** Accents and other combining marks (`_ai` and the older `_ci` collations). */
   readonly ignoresAccents?: boolean;
-  /** Trailing spaces (PAD SPACE collations, MariaDB's default). */
+  /** Trailing spaces (PAD SPACE collations, MariaDB's default; SQLite's `RTRIM`). */
   readonly ignoresTrailingSpaces?: boolean;
 }
 

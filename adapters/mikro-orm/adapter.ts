@@ -38,6 +38,7 @@ import {
 } from './direct-writes.js';
 import { AdapterFailures, isMalformedKey } from './failures.js';
 import { missingInternal, queryObstacle } from './fast-path.js';
+import { readCollations } from './key-comparison.js';
 import { LinkReader } from './links.js';
 import { type ListStatement, ListStatements } from './list-statements.js';
 import { type Lookup, prepareLookup } from './lookup.js';
@@ -131,6 +132,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   /**
    * Wraps a MikroORM instance you built yourself; build it with `mikroOrmOptions()` so table names
    * and mixin columns follow koa-model-api's conventions (`describe` refuses models where it matters).
+   * It reads no collations (`connect` does): on MySQL/MariaDB only a declared one pairs keys loosely.
    */
   constructor(orm: AnyMikroORM, options: MikroOrmAdapterOptions = {}) {
     if (
@@ -170,6 +172,11 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   ): Promise<MikroOrmAdapter> {
     const { mode, directWrites, namedStatements, ...connect } = options;
     const orm = await ormFromUrl(connect);
+    // After `schema` made the tables: their collations decide which keys `include=` pairs loosely.
+    await readCollations(orm).catch(async (error: unknown) => {
+      await orm.close();
+      throw error;
+    });
     const scheme = options.url.startsWith('sqlite:')
       ? 'sqlite'
       : (/^([a-z]+):/i.exec(options.url)?.[1] ?? '').toLowerCase();

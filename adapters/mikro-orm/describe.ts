@@ -307,7 +307,8 @@ function fieldFacts(
   const range =
     type === 'integer' && !computed && columns !== undefined ? integerRangeOf(prop, columns) : undefined;
   // How the database compares a text key, when not exactly (MySQL/MariaDB collations).
-  const comparison = primary && columns !== undefined ? keyComparisonOf(prop, type, columns) : undefined;
+  const comparison =
+    primary && columns !== undefined ? keyComparisonOf(prop, type, columns, meta.tableName) : undefined;
   const field: FieldFacts = {
     name: jsonNameOf(prop),
     type,

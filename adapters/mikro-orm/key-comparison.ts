@@ -1,18 +1,43 @@
 /**
- * How MySQL and MariaDB compare a text primary key: by its column's collation, which may ignore
- * case, accents and trailing spaces, so that a foreign key stored as `'fr'` references `'FR'`.
- * The core pairs such keys with their records by it (`include=`); other databases compare exactly.
+ * How the database compares a text primary key when not exactly: by its column's collation, which
+ * may ignore case, accents and trailing spaces, so that a foreign key stored as `'fr'` references
+ * `'FR'` (MySQL/MariaDB collations, SQLite's `NOCASE` and `RTRIM`). The core pairs such keys with
+ * their records by it (`include=`). A collation the adapter cannot know gives exact matching: a key
+ * stored in another case is then left unpaired (`null`), never paired with another record.
  */
-import type { EntityProperty, Platform } from '@mikro-orm/core';
+import type { EntityManager, EntityProperty, Platform } from '@mikro-orm/core';
 import type { FieldType, TextComparison } from '../../lib/types.js';
 import { dialectOf } from './dialect.js';
 
 /**
- * The collation of a column MikroORM declares none for: the server's default, which the adapter
- * cannot see (MikroORM's MySQL driver serves MariaDB too); MariaDB's, case- and accent-insensitive
- * with PAD SPACE. MySQL 8's `utf8mb4_0900_ai_ci` differs only in comparing trailing spaces.
+ * The collations of the text columns of the current MySQL/MariaDB database, by `table.column`,
+ * as read when the adapter connected; by platform, which is one per MikroORM instance.
  */
-const SERVER_DEFAULT = 'utf8mb4_general_ci';
+const COLLATIONS = new WeakMap<Platform, ReadonlyMap<string, string>>();
+
+/**
+ * Reads the collations of the current MySQL/MariaDB database's columns, for the key comparisons of
+ * the models described afterwards; nothing on other databases. Run after any schema creation.
+ */
+export async function readCollations(orm: { readonly em: EntityManager }): Promise<void> {
+  const platform = orm.em.getPlatform();
+  if (dialectOf(platform) !== 'mysql') return;
+  // A column without a collation (binary, varbinary) compares bytes: 'binary' says so.
+  const rows = (await orm.em
+    .getConnection()
+    .execute(
+      "select table_name as t, column_name as c, coalesce(collation_name, 'binary') as k from information_schema.columns where table_schema = database()",
+    )) as { t: string; c: string; k: string }[];
+  COLLATIONS.set(platform, new Map(rows.map((row) => [`${row.t}.${row.c}`, row.k])));
+}
+
+/** What `ß` equals under a case-insensitive collation of this family, when known for certain. */
+function sharpSOf(name: string): 's' | 'ss' | undefined {
+  // `general_ci` weighs one character at a time (ß as s); the UCA ones expand ß to ss.
+  if (/_general_/.test(name)) return 's';
+  if (/_(unicode|unicode_520|uca1400|0900)_/.test(name)) return 'ss';
+  return undefined;
+}
 
 /** What a collation ignores, by its name's suffixes (`_ci`, `_ai`, `_as`, `_bin`, `nopad`, `_0900_`). */
 export function collationComparison(collation: string): TextComparison | undefined {
@@ -23,26 +48,52 @@ export function collationComparison(collation: string): TextComparison | undefin
   const ignoresAccents = /_ai(_|$)/.test(name) || (ignoresCase && !/_as(_|$)/.test(name));
   // MySQL 8's `_0900_` collations and MariaDB's `_nopad_` ones compare trailing spaces.
   const ignoresTrailingSpaces = !/nopad|_0900_/.test(name);
+  const sharpS = ignoresCase ? sharpSOf(name) : undefined;
   if (!ignoresCase && !ignoresAccents && !ignoresTrailingSpaces) return undefined;
   return {
     ...(ignoresCase ? { ignoresCase } : {}),
     ...(ignoresAccents ? { ignoresAccents } : {}),
     ...(ignoresTrailingSpaces ? { ignoresTrailingSpaces } : {}),
+    ...(sharpS === undefined ? {} : { sharpS }),
   };
 }
 
+/** What an SQLite collation ignores: `NOCASE` the case of A–Z only, `RTRIM` trailing spaces. */
+export function sqliteCollationComparison(collation: string): TextComparison | undefined {
+  const name = collation.toUpperCase();
+  if (name === 'NOCASE') return { ignoresCase: 'ascii' };
+  if (name === 'RTRIM') return { ignoresTrailingSpaces: true };
+  return undefined;
+}
+
 /**
- * How the database compares a text primary key, when not exactly: from the property's
- * `collation`, else the ORM's `collate` option, else MariaDB's default collation.
+ * The collation of a MySQL/MariaDB key column: the one read at connect, else the declared one (the
+ * property's `collation`, the ORM's `collate`), which MikroORM gives the tables it creates. Never
+ * the server's default: a table made elsewhere may compare exactly (`utf8mb4_bin`).
+ */
+function mysqlCollationOf(prop: EntityProperty, table: string, platform: Platform): string | undefined {
+  const read = COLLATIONS.get(platform)?.get(`${table}.${prop.fieldNames?.[0] ?? prop.name}`);
+  if (read !== undefined) return read;
+  const configured = platform.getConfig().get('collate');
+  return prop.collation ?? (typeof configured === 'string' ? configured : undefined);
+}
+
+/**
+ * How the database compares a text primary key of `table`, when not exactly: MySQL/MariaDB by the
+ * column's collation, SQLite by a declared `NOCASE` or `RTRIM`. PostgreSQL compares exactly here
+ * (a nondeterministic collation is not read: its keys then match exactly, or not at all).
  */
 export function keyComparisonOf(
   prop: EntityProperty,
   type: FieldType,
   platform: Platform,
+  table: string,
 ): TextComparison | undefined {
-  if ((type !== 'string' && type !== 'uuid') || dialectOf(platform) !== 'mysql') return undefined;
-  const configured = platform.getConfig().get('collate');
-  const collation =
-    prop.collation ?? (typeof configured === 'string' ? configured : undefined) ?? SERVER_DEFAULT;
-  return collationComparison(collation);
+  if (type !== 'string' && type !== 'uuid') return undefined;
+  const dialect = dialectOf(platform);
+  if (dialect === 'sqlite')
+    return prop.collation === undefined ? undefined : sqliteCollationComparison(prop.collation);
+  if (dialect !== 'mysql') return undefined;
+  const collation = mysqlCollationOf(prop, table, platform);
+  return collation === undefined ? undefined : collationComparison(collation);
 }

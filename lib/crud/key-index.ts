@@ -1,6 +1,6 @@
 /**
  * Records by key, found as the database found them: exactly first, then, for a key the database
- * compares loosely (a MySQL/MariaDB collation: `FieldDescription.comparison`), under that
+ * compares loosely (a MySQL/MariaDB or SQLite collation: `FieldDescription.comparison`), under that
  * comparison. A loose match counts only when one record alone answers it, so that a comparison
  * coarser than the database's can leave a key unmatched but never pair it with another record.
  */
@@ -14,7 +14,11 @@ const AMBIGUOUS = Symbol('ambiguous');
 export function comparableKey(value: unknown, comparison: TextComparison): string {
   let text = recordKey(value);
   if (comparison.ignoresTrailingSpaces === true) text = text.replace(/ +$/, '');
-  if (comparison.ignoresCase === true) text = text.toLowerCase();
+  // Before case folding: `ẞ` folds to `ß`, which a collation need not hold equal to `s` or `ss`.
+  if (comparison.sharpS !== undefined) text = text.replaceAll('ß', comparison.sharpS);
+  // JavaScript folds more than A–Z (`É`, `Σ`); SQLite's NOCASE folds those letters only.
+  if (comparison.ignoresCase === 'ascii') text = text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
+  else if (comparison.ignoresCase === true) text = text.toLowerCase();
   if (comparison.ignoresAccents === true) text = text.normalize('NFD').replace(/\p{M}/gu, '');
   return text;
 }

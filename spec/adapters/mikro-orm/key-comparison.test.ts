@@ -1,21 +1,85 @@
-/** What MySQL/MariaDB collations ignore when they compare text keys, read from their names. */
+/** What MySQL/MariaDB and SQLite collations ignore when they compare text keys, and when the adapter knows it. */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { collationComparison } from '../../../adapters/mikro-orm/key-comparison.js';
+import { after, describe, it } from 'node:test';
+import { MikroORM } from '@mikro-orm/core';
+import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
+import { MariaDbDriver } from '@mikro-orm/mariadb';
+import { MikroOrmAdapter, mikroOrmOptions } from '../../../adapters/mikro-orm/index.js';
+import {
+  collationComparison,
+  sqliteCollationComparison,
+} from '../../../adapters/mikro-orm/key-comparison.js';
+import { exactKeyEntities, Realm } from '../../fixtures/mikro-orm/fidelity.js';
 
 const MARIADB = { ignoresCase: true, ignoresAccents: true, ignoresTrailingSpaces: true } as const;
 
 describe('collationComparison (MySQL/MariaDB)', () => {
   it('reads what a collation ignores from its name', () => {
-    assert.deepEqual(collationComparison('utf8mb4_general_ci'), MARIADB);
-    assert.deepEqual(collationComparison('utf8mb4_uca1400_ai_ci'), MARIADB);
+    assert.deepEqual(collationComparison('utf8mb4_general_ci'), { ...MARIADB, sharpS: 's' });
+    assert.deepEqual(collationComparison('utf8mb4_uca1400_ai_ci'), { ...MARIADB, sharpS: 'ss' });
     assert.deepEqual(collationComparison('utf8mb4_uca1400_as_ci'), {
       ignoresCase: true,
       ignoresTrailingSpaces: true,
+      sharpS: 'ss',
     });
-    assert.deepEqual(collationComparison('utf8mb4_0900_ai_ci'), { ignoresCase: true, ignoresAccents: true });
+    assert.deepEqual(collationComparison('utf8mb4_0900_ai_ci'), {
+      ignoresCase: true,
+      ignoresAccents: true,
+      sharpS: 'ss',
+    });
     assert.deepEqual(collationComparison('utf8mb4_bin'), { ignoresTrailingSpaces: true });
     assert.equal(collationComparison('utf8mb4_nopad_bin'), undefined);
     assert.equal(collationComparison('binary'), undefined);
+  });
+
+  it('says what ß equals only for the families whose rule is known (general: s, Unicode: ss)', () => {
+    assert.equal(collationComparison('utf8mb4_general_nopad_ci')?.sharpS, 's');
+    assert.equal(collationComparison('utf8mb4_unicode_ci')?.sharpS, 'ss');
+    assert.equal(collationComparison('utf8mb4_unicode_520_ci')?.sharpS, 'ss');
+    assert.equal(collationComparison('utf8mb4_swedish_ci')?.sharpS, undefined);
+    assert.equal(collationComparison('utf8mb4_0900_as_cs')?.sharpS, undefined);
+  });
+});
+
+describe('sqliteCollationComparison', () => {
+  it('reads NOCASE (A–Z only) and RTRIM; BINARY and others compare exactly', () => {
+    assert.deepEqual(sqliteCollationComparison('NOCASE'), { ignoresCase: 'ascii' });
+    assert.deepEqual(sqliteCollationComparison('nocase'), { ignoresCase: 'ascii' });
+    assert.deepEqual(sqliteCollationComparison('RTRIM'), { ignoresTrailingSpaces: true });
+    assert.equal(sqliteCollationComparison('BINARY'), undefined);
+  });
+});
+
+describe('keyComparisonOf on MariaDB, without a connection to read collations from', () => {
+  const opened: MikroORM[] = [];
+  after(() => Promise.all(opened.map((orm) => orm.close())));
+
+  /** An adapter over an ORM built without connecting, as `new MikroOrmAdapter(orm)` may be. */
+  function adapter(collate?: string): MikroOrmAdapter {
+    const orm = new MikroORM(
+      mikroOrmOptions({
+        driver: MariaDbDriver,
+        dbName: 'unreached',
+        metadataProvider: ReflectMetadataProvider,
+        entities: [...exactKeyEntities],
+        ...(collate === undefined ? {} : { collate }),
+      }),
+    );
+    opened.push(orm);
+    return new MikroOrmAdapter(orm);
+  }
+
+  it('matches keys exactly when no collation is declared (the table may be utf8mb4_bin)', () => {
+    const code = adapter()
+      .describe(Realm)
+      .fields.find((field) => field.name === 'code');
+    assert.equal(code?.comparison, undefined);
+  });
+
+  it('uses the collation declared by MikroORM’s collate option', () => {
+    const code = adapter('utf8mb4_unicode_ci')
+      .describe(Realm)
+      .fields.find((field) => field.name === 'code');
+    assert.deepEqual(code?.comparison, { ...MARIADB, sharpS: 'ss' });
   });
 });

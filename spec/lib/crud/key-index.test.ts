@@ -37,6 +37,27 @@ describe('KeyIndex', () => {
     assert.equal(index.get('FR'), 'upper');
   });
 
+  it('folds the case of A–Z only under an ASCII comparison (SQLite NOCASE)', () => {
+    const index = new KeyIndex<string>({ ignoresCase: 'ascii' });
+    index.set('FR', 'France');
+    index.set('É', 'capital');
+    assert.equal(index.get('fr'), 'France');
+    assert.equal(index.get('é'), undefined);
+    assert.equal(comparableKey('ÉA', { ignoresCase: 'ascii' }), 'Éa');
+  });
+
+  it('holds ß equal to s or ss as the collation family does, ẞ only to itself', () => {
+    const general = { ...MARIADB, sharpS: 's' } as const;
+    const unicode = { ...MARIADB, sharpS: 'ss' } as const;
+    assert.equal(comparableKey('straße', general), comparableKey('STRASE', general));
+    assert.notEqual(comparableKey('straße', general), comparableKey('STRASSE', general));
+    assert.equal(comparableKey('straße', unicode), comparableKey('STRASSE', unicode));
+    assert.notEqual(comparableKey('straße', unicode), comparableKey('STRASE', unicode));
+    // Without a known rule ß is only itself: the key is left unpaired rather than paired wrongly.
+    assert.notEqual(comparableKey('straße', MARIADB), comparableKey('STRASSE', MARIADB));
+    assert.notEqual(comparableKey('STRAẞE', unicode), comparableKey('strasse', unicode));
+  });
+
   it('compares numbers exactly', () => {
     const index = new KeyIndex<string>(MARIADB);
     index.set(1, 'one');

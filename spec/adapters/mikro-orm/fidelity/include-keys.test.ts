@@ -4,22 +4,42 @@
  * `'FR'` and `'NL'`, and its joins match them. MikroORM's populate then gives the nation as stored
  * (`'FR'`), while the town's own field stays the key as stored (`'fr'`); the API answers the same,
  * on both sides of the relation, and of a many-to-many whose pivot holds `'be'` for `'BE'`. PostgreSQL and SQLite compare exactly: `'fr'` and `'FR'` are two
- * nations, each embedded where it is referenced. Every target, both modes.
+ * nations, each embedded where it is referenced. Every target, both modes. A key whose table
+ * compares bytes though the entity declares nothing (`utf8mb4_bin`, made outside MikroORM) pairs
+ * exactly; an SQLite key declared `NOCASE` pairs `fr` with `FR`, never `é` with `É`.
  */
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { wrap } from '@mikro-orm/core';
+import { MikroOrmAdapter } from '../../../../adapters/mikro-orm/index.js';
 import { buildPlan } from '../../../../adapters/mikro-orm/plan.js';
+import { Application, CrudRouter } from '../../../../lib/index.js';
 import type { ModelClass } from '../../../../lib/types.js';
 import {
   Badge,
+  exactKeyEntities,
+  Keep,
   looseKeyEntities,
   Nation,
+  nocaseKeyEntities,
+  Realm,
+  Spot,
   Town,
   Treaty,
   Wearer,
+  Zone,
 } from '../../../fixtures/mikro-orm/fidelity.js';
-import { assertSameJson, type Catalogue, describeFidelity, type FidelityEnv, type Json } from './harness.js';
+import { createTestDatabase, type DatabaseTarget, requireTarget } from '../../../support/databases.js';
+import { serve } from '../../../support/http.js';
+import {
+  assertSameJson,
+  type Catalogue,
+  describeFidelity,
+  type FidelityEnv,
+  fidelityTargets,
+  type Json,
+  MODES,
+} from './harness.js';
 
 const CATALOGUE: Catalogue = {
   entities: looseKeyEntities,
@@ -126,6 +146,18 @@ await describeFidelity(
       // Exact keys elsewhere: 'fr' is its own nation, and 'NL ' none (the write was refused).
       const codes = included.map((town) => (town.nation as Json).code);
       assert.deepEqual(codes, loose(env()) ? ['FR', 'FR', 'NL', 'NL'] : ['FR', 'fr', 'NL']);
+    });
+
+    it('a key that differs by a ß the collation folds (general_ci: ß is s) embeds its target', async () => {
+      await postAll(env(), '/nations', [{ code: 'STRAS', name: 'Strasse' }], 'code');
+      const ids = await postAll(env(), '/towns', [{ name: `Burg ${env().mode}`, nation: 'straß' }], 'id');
+      // Elsewhere straß names no nation: the write is refused and there is nothing to embed.
+      if (!loose(env())) return assert.equal(ids.length, 0);
+      assert.equal(ids.length, 1, 'MariaDB takes straß for STRAS');
+      const list = `/towns?filter[id][$in]=${ids.join(',')}&sort=id`;
+      const included = await env().get<Json[]>(`${list}&include=nation`);
+      assertSameJson(included, await mikroRows(env(), Town, 'id', ids, 'nation'));
+      for (const town of included) assert.equal((town.nation as Json | null)?.code, 'STRAS');
     });
 
     it('a one-to-many lists the children whose stored key differs from the parent’s by case', async () => {
@@ -235,4 +267,136 @@ await describeFidelity(
   },
   undefined,
   { catalogue: CATALOGUE },
+);
+
+/** The tables of `Realm` and `Keep`, made as another tool would: MariaDB's key compares bytes. */
+function exactKeyTables(target: DatabaseTarget): string[] {
+  const mariadb = target === 'mariadb';
+  const text = mariadb ? 'varchar(5) collate utf8mb4_bin' : 'varchar(5)';
+  const id = { mariadb: 'int auto_increment', postgresql: 'serial' }[target as string] ?? 'integer';
+  const [yes, no] = target === 'postgresql' ? ['true', 'false'] : ['1', '0'];
+  return [
+    `create table realms (code ${text} not null primary key, name varchar(40) not null, archived ${mariadb ? 'tinyint(1)' : 'boolean'} not null default ${no})`,
+    `create table keeps (id ${id} not null primary key, realm_code ${text} null references realms (code))`,
+    `insert into realms (code, name, archived) values ('fr', 'lower', ${yes}), ('FR', 'upper', ${no})`,
+    "insert into keeps (id, realm_code) values (1, 'fr'), (2, 'FR')",
+  ];
+}
+
+// The adapter learns the key's real collation when it connects, instead of assuming MariaDB's
+// default: keep 1 references the archived (hidden) realm 'fr', never the live 'FR'.
+for (const target of fidelityTargets()) {
+  describe(
+    `include= over a key whose table compares exactly, not declared, on ${target}`,
+    await requireTarget(target),
+    () => {
+      // SQLite: a file, so that each mode's adapter sees the tables the setup made.
+      const database = createTestDatabase(target === 'sqlite-memory' ? 'sqlite-file' : target);
+      before(async () => {
+        const setup = await MikroOrmAdapter.connect({
+          url: (await database).url,
+          entities: [...exactKeyEntities],
+        });
+        try {
+          for (const sql of exactKeyTables(target)) await setup.orm.em.getConnection().execute(sql);
+        } finally {
+          await setup.close();
+        }
+      });
+      after(async () => (await database).drop());
+      for (const mode of MODES) {
+        it(`pairs a foreign key with the hidden exact target as MikroORM does, not with another case (${mode})`, async () => {
+          const adapter = await MikroOrmAdapter.connect({
+            url: (await database).url,
+            entities: [...exactKeyEntities],
+            mode,
+          });
+          const app = new Application({ title: `exact keys ${target} ${mode}`, adapter });
+          new CrudRouter({ model: Realm }).register_routes(app);
+          new CrudRouter({ model: Keep }).register_routes(app);
+          const server = await serve(app.callback());
+          try {
+            const answer = await server.request('/keeps?sort=id&include=realm');
+            assert.equal(answer.status, 200);
+            const keeps = (await answer.json()) as Json[];
+            assert.deepEqual(
+              keeps.map((keep) => (keep.realm as Json | null)?.code ?? null),
+              [null, 'FR'],
+            );
+            const reference = await adapter.orm.em
+              .fork()
+              .find(Keep, {}, { populate: ['realm'], orderBy: { id: 'asc' } });
+            assertSameJson(
+              keeps,
+              reference.map((keep) => JSON.parse(JSON.stringify(wrap(keep).toObject())) as Json),
+            );
+            const realms = await server.request('/realms?include=keeps');
+            assert.deepEqual(
+              ((await realms.json()) as Json[]).map((realm) => [
+                realm.code,
+                (realm.keeps as Json[]).map((keep) => keep.id),
+              ]),
+              [['FR', [2]]],
+            );
+          } finally {
+            await server.close();
+            await adapter.close();
+          }
+        });
+      }
+    },
+  );
+}
+
+await describeFidelity(
+  'MikroORM fidelity: include= over an SQLite key declared NOCASE',
+  (env) => {
+    it('pairs a foreign key in another case of A–Z with its target, both ways', async () => {
+      await postAll(env(), '/zones', [{ code: 'FR' }], 'code');
+      const ids = await postAll(env(), '/spots', [{ zone: 'fr' }, { zone: 'FR' }], 'id');
+      assert.equal(ids.length, 2, 'SQLite matches fr to FR under NOCASE');
+      const list = `/spots?filter[id][$in]=${ids.join(',')}&sort=id`;
+      const included = await env().get<Json[]>(`${list}&include=zone`);
+      assertSameJson(included, await mikroRows(env(), Spot, 'id', ids, 'zone'));
+      assert.deepEqual(
+        included.map((spot) => (spot.zone as Json | null)?.code),
+        ['FR', 'FR'],
+      );
+      const [zone] = await env().get<Json[]>('/zones?filter[code]=FR&include=spots');
+      await assertChildren(env(), { model: Zone, key: 'FR', collection: 'spots' }, Spot, zone?.spots);
+      assert.equal(byId(zone?.spots).length, 2);
+    });
+
+    it('never pairs a key with one NOCASE holds apart (é with É), though one record alone answers', async () => {
+      await postAll(env(), '/zones', [{ code: 'É' }], 'code');
+      // A spot whose zone é is missing (written with the foreign key check off): the zones read
+      // for é and É is É alone, which JavaScript's case folding (not SQLite's) holds equal to é.
+      const connection = env().em().getConnection();
+      await connection.execute('pragma foreign_keys = off');
+      try {
+        await connection.execute("insert into spots (id, zone_code) values (101, 'é'), (102, 'É')");
+      } finally {
+        await connection.execute('pragma foreign_keys = on');
+      }
+      const included = await env().get<Json[]>('/spots?filter[id][$in]=101,102&sort=id&include=zone');
+      assert.deepEqual(
+        included.map((spot) => [spot.id, (spot.zone as Json | null)?.code ?? null]),
+        [
+          [101, null],
+          [102, 'É'],
+        ],
+      );
+    });
+  },
+  undefined,
+  {
+    only: ['sqlite-memory'],
+    catalogue: {
+      entities: nocaseKeyEntities,
+      routes: new Map<ModelClass, string>([
+        [Zone, '/zones'],
+        [Spot, '/spots'],
+      ]),
+    },
+  },
 );
