@@ -76,10 +76,13 @@ export interface TextComparison {
   readonly ignoresCase?: boolean | 'ascii';
   /**
    * What `ß` equals where case is ignored: `'s'` (MySQL/MariaDB `general_ci`, one character for
-   * one) or `'ss'` (the Unicode collations); absent, `ß` is only itself.
+   * one) or `'ss'` (`unicode_ci`, `unicode_520_ci`); absent, `ß` is only itself.
    */
   readonly sharpS?: 's' | 'ss';
-  /** Accents and other combining marks (`_ai` and the older `_ci` collations). */
+  /**
+   * Accents (`_ai` and the older `_ci` collations): the marks of U+0300–U+036F, which Latin,
+   * Greek and Cyrillic letters decompose into; other scripts' marks are compared.
+   */
   readonly ignoresAccents?: boolean;
   /** Trailing spaces (PAD SPACE collations, MariaDB's default; SQLite's `RTRIM`). */
   readonly ignoresTrailingSpaces?: boolean;

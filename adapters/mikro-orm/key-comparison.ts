@@ -33,9 +33,11 @@ export async function readCollations(orm: { readonly em: EntityManager }): Promi
 
 /** What `ß` equals under a case-insensitive collation of this family, when known for certain. */
 function sharpSOf(name: string): 's' | 'ss' | undefined {
-  // `general_ci` weighs one character at a time (ß as s); the UCA ones expand ß to ss.
+  // `general_ci` weighs one character at a time (ß as s); `unicode_ci` and `unicode_520_ci` expand
+  // ß to ss (both seen on MariaDB 10.11). Newer UCA collations (`uca1400`, `0900`) are unchecked:
+  // ß then stays itself, which at worst leaves a key unpaired.
   if (/_general_/.test(name)) return 's';
-  if (/_(unicode|unicode_520|uca1400|0900)_/.test(name)) return 'ss';
+  if (/_unicode_(520_)?(nopad_)?ci$/.test(name)) return 'ss';
   return undefined;
 }
 

@@ -19,7 +19,9 @@ export function comparableKey(value: unknown, comparison: TextComparison): strin
   // JavaScript folds more than A–Z (`É`, `Σ`); SQLite's NOCASE folds those letters only.
   if (comparison.ignoresCase === 'ascii') text = text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
   else if (comparison.ignoresCase === true) text = text.toLowerCase();
-  if (comparison.ignoresAccents === true) text = text.normalize('NFD').replace(/\p{M}/gu, '');
+  // Only the diacritics block: in other scripts a mark (a Devanagari vowel sign) may be a letter
+  // the collation weighs, and folding it away could pair a key with the wrong record.
+  if (comparison.ignoresAccents === true) text = text.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
   return text;
 }
 

@@ -58,6 +58,12 @@ describe('KeyIndex', () => {
     assert.notEqual(comparableKey('STRAẞE', unicode), comparableKey('strasse', unicode));
   });
 
+  it('ignores the accents of Latin letters, not the marks of other scripts', () => {
+    assert.equal(comparableKey('Ǻngström', MARIADB), 'angstrom');
+    // A Devanagari vowel sign is a mark MariaDB weighs: कि and क are two keys.
+    assert.notEqual(comparableKey('कि', MARIADB), comparableKey('क', MARIADB));
+  });
+
   it('compares numbers exactly', () => {
     const index = new KeyIndex<string>(MARIADB);
     index.set(1, 'one');
