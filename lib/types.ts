@@ -80,8 +80,8 @@ export interface TextComparison {
    */
   readonly sharpS?: 's' | 'ss';
   /**
-   * Accents (`_ai` and the older `_ci` collations): the marks of U+0300–U+036F, which Latin,
-   * Greek and Cyrillic letters decompose into; other scripts' marks are compared.
+   * Accents (`_ai` and the older `_ci` collations): those of Latin and Greek letters (U+0300–U+036F
+   * after NFD); marks elsewhere (Cyrillic `й`, Devanagari, `≠`) are compared, as collations may.
    */
   readonly ignoresAccents?: boolean;
   /** Trailing spaces (PAD SPACE collations, MariaDB's default; SQLite's `RTRIM`). */

@@ -7,6 +7,9 @@
 import type { FieldType, TextComparison } from '../types.js';
 import { recordKey } from './record-key.js';
 
+/** A Latin or Greek letter and the accents it decomposes into (NFD), which collations ignore alike. */
+const ACCENTED = /([\p{Script=Latin}\p{Script=Greek}])[\u0300-\u036f]+/gu;
+
 /** Marks a loose key that several records answer. */
 const AMBIGUOUS = Symbol('ambiguous');
 
@@ -19,9 +22,9 @@ export function comparableKey(value: unknown, comparison: TextComparison): strin
   // JavaScript folds more than A–Z (`É`, `Σ`); SQLite's NOCASE folds those letters only.
   if (comparison.ignoresCase === 'ascii') text = text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
   else if (comparison.ignoresCase === true) text = text.toLowerCase();
-  // Only the diacritics block: in other scripts a mark (a Devanagari vowel sign) may be a letter
-  // the collation weighs, and folding it away could pair a key with the wrong record.
-  if (comparison.ignoresAccents === true) text = text.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
+  // Only accents of Latin and Greek letters: elsewhere a mark may make a letter the collation
+  // weighs (Cyrillic й, a Devanagari vowel sign, ≠), and folding it could pair the wrong record.
+  if (comparison.ignoresAccents === true) text = text.normalize('NFD').replace(ACCENTED, '$1');
   return text;
 }
 
