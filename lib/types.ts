@@ -72,7 +72,10 @@ export interface CollectionDescription {
  * values equal but for these are one key to it. Each flag absent: not ignored.
  */
 export interface TextComparison {
-  /** Upper and lower case (`_ci` collations); `'ascii'`: the letters A–Z only (SQLite's `NOCASE`). */
+  /**
+   * Upper and lower case (`_ci` collations: most letters of the BMP, not those `general_ci` and
+   * `unicode_ci` keep apart); `'ascii'`: the letters A–Z only (SQLite's `NOCASE`).
+   */
   readonly ignoresCase?: boolean | 'ascii';
   /**
    * What `ß` equals where case is ignored: `'s'` (MySQL/MariaDB `general_ci`, one character for

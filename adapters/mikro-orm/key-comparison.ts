@@ -31,6 +31,10 @@ export async function readCollations(orm: { readonly em: EntityManager }): Promi
   COLLATIONS.set(platform, new Map(rows.map((row) => [`${row.t}.${row.c}`, row.k])));
 }
 
+/** The Unicode collations with the root's folding, in utf8mb4 or utf8mb3 (`utf8`). */
+const ROOT_FAMILY =
+  /^utf8(mb[34])?_(general|general_mysql500|unicode|unicode_520|uca1400|0900)(_nopad)?(_a[is])?_c[is]$/;
+
 /** What `ß` equals under a case-insensitive collation of this family, when known for certain. */
 function sharpSOf(name: string): 's' | 'ss' | undefined {
   // `general_ci` weighs one character at a time (ß as s); `unicode_ci` and `unicode_520_ci` expand
@@ -45,9 +49,12 @@ function sharpSOf(name: string): 's' | 'ss' | undefined {
 export function collationComparison(collation: string): TextComparison | undefined {
   const name = collation.toLowerCase();
   if (name === 'binary') return undefined;
-  const ignoresCase = /_ci(_|$)/.test(name);
+  // Language collations differ from the root's folding (Swedish å, Turkish ı, German ä as ae):
+  // only the root families are folded; the others compare case and accents, PAD SPACE aside.
+  const root = ROOT_FAMILY.test(name);
+  const ignoresCase = root && /_ci$/.test(name);
   // `_ai` says so; the older `_ci` collations (general, unicode) ignore accents without saying.
-  const ignoresAccents = /_ai(_|$)/.test(name) || (ignoresCase && !/_as(_|$)/.test(name));
+  const ignoresAccents = root && (/_ai_/.test(name) || (ignoresCase && !/_as_/.test(name)));
   // MySQL 8's `_0900_` collations and MariaDB's `_nopad_` ones compare trailing spaces.
   const ignoresTrailingSpaces = !/nopad|_0900_/.test(name);
   const sharpS = ignoresCase ? sharpSOf(name) : undefined;

@@ -32,8 +32,23 @@ describe('collationComparison (MySQL/MariaDB)', () => {
     assert.equal(collationComparison('utf8mb4_unicode_ci')?.sharpS, 'ss');
     assert.equal(collationComparison('utf8mb4_unicode_520_nopad_ci')?.sharpS, 'ss');
     assert.equal(collationComparison('utf8mb4_uca1400_ai_ci')?.sharpS, undefined);
-    assert.equal(collationComparison('utf8mb4_swedish_ci')?.sharpS, undefined);
+    assert.equal(collationComparison('utf8mb4_general_ci')?.sharpS, 's');
     assert.equal(collationComparison('utf8mb4_0900_as_cs')?.sharpS, undefined);
+  });
+});
+
+describe('collationComparison of language collations', () => {
+  it('folds neither case nor accents (Swedish å is no a, Turkish I no i), only PAD SPACE', () => {
+    for (const name of [
+      'utf8mb4_swedish_ci',
+      'utf8mb4_turkish_ci',
+      'utf8mb4_german2_ci',
+      'latin1_swedish_ci',
+      'utf8mb4_uca1400_swedish_ai_ci',
+    ])
+      assert.deepEqual(collationComparison(name), { ignoresTrailingSpaces: true }, name);
+    assert.equal(collationComparison('utf8mb4_sv_0900_ai_ci'), undefined);
+    assert.deepEqual(collationComparison('utf8mb3_general_ci'), { ...MARIADB, sharpS: 's' });
   });
 });
 

@@ -70,6 +70,17 @@ describe('KeyIndex', () => {
       assert.notEqual(comparableKey(marked, MARIADB), comparableKey(bare, MARIADB), marked);
   });
 
+  it('folds the case of letters only where the collations do, and precomposed letters only', () => {
+    assert.equal(comparableKey('ΣΟΦΊΑ', MARIADB), 'σοφια');
+    // Georgian, Cherokee and Latin Extended-B capitals: general_ci and unicode_ci keep their case.
+    for (const capital of ['Ⴀ', 'Ꭰ', 'Ƀ']) assert.equal(comparableKey(capital, MARIADB), capital);
+    // JavaScript lowers İ to i and a combining dot; the collations hold İ equal to I (the dot an accent).
+    assert.equal(comparableKey('İ', { ignoresCase: true }), 'İ');
+    assert.equal(comparableKey('İ', MARIADB), 'i');
+    // A decomposed e + acute is two code points to general_ci: not folded into e.
+    assert.equal(comparableKey('e\u0301', MARIADB), 'e\u0301');
+  });
+
   it('compares numbers exactly', () => {
     const index = new KeyIndex<string>(MARIADB);
     index.set(1, 'one');

@@ -12,7 +12,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { wrap } from '@mikro-orm/core';
 import { MikroOrmAdapter } from '../../../../adapters/mikro-orm/index.js';
+import { collationComparison } from '../../../../adapters/mikro-orm/key-comparison.js';
 import { buildPlan } from '../../../../adapters/mikro-orm/plan.js';
+import { comparableKey } from '../../../../lib/crud/key-index.js';
 import { Application, CrudRouter } from '../../../../lib/index.js';
 import type { ModelClass } from '../../../../lib/types.js';
 import {
@@ -158,6 +160,32 @@ await describeFidelity(
       const included = await env().get<Json[]>(`${list}&include=nation`);
       assertSameJson(included, await mikroRows(env(), Town, 'id', ids, 'nation'));
       for (const town of included) assert.equal((town.nation as Json | null)?.code, 'STRAS');
+    });
+
+    it('folds no character into one the collation holds apart (every code point, MariaDB)', async () => {
+      if (!loose(env()) || env().mode === 'plain') return;
+      const connection = env().em().getConnection();
+      for (const collation of ['utf8mb4_general_ci', 'utf8mb4_unicode_ci', 'utf8mb4_unicode_520_ci']) {
+        const comparison = collationComparison(collation);
+        assert.ok(comparison !== undefined);
+        const folded: [string, string][] = [];
+        for (let point = 0x21; point <= 0x1ffff; point++) {
+          if (point >= 0xd800 && point <= 0xdfff) continue;
+          const char = String.fromCodePoint(point);
+          const key = comparableKey(char, comparison);
+          if (key !== char) folded.push([char, key]);
+        }
+        const apart: string[] = [];
+        for (let start = 0; start < folded.length; start += 300) {
+          const chunk = folded.slice(start, start + 300);
+          const sql = chunk.map(() => `select ? = ? collate ${collation} as same`).join(' union all ');
+          const rows = (await connection.execute(sql, chunk.flat())) as { same: unknown }[];
+          rows.forEach((row, index) => {
+            if (Number(row.same) !== 1) apart.push(chunk[index]?.[0] ?? '');
+          });
+        }
+        assert.deepEqual(apart, [], collation);
+      }
     });
 
     it('a one-to-many lists the children whose stored key differs from the parent’s by case', async () => {
