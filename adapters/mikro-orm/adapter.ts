@@ -132,7 +132,8 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   /**
    * Wraps a MikroORM instance you built yourself; build it with `mikroOrmOptions()` so table names
    * and mixin columns follow koa-model-api's conventions (`describe` refuses models where it matters).
-   * It reads no collations (`connect` does): on MySQL/MariaDB only a declared one pairs keys loosely.
+   * It reads no collations (`connect` does): on MySQL/MariaDB only a declared one pairs keys
+   * loosely (`include=`), on PostgreSQL none.
    */
   constructor(orm: AnyMikroORM, options: MikroOrmAdapterOptions = {}) {
     if (

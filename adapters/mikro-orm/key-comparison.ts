@@ -1,7 +1,8 @@
 /**
  * How the database compares a text primary key when not exactly: by its column's collation, which
  * may ignore case, accents and trailing spaces, so that a foreign key stored as `'fr'` references
- * `'FR'` (MySQL/MariaDB collations, SQLite's `NOCASE` and `RTRIM`). The core pairs such keys with
+ * `'FR'` (MySQL/MariaDB collations, SQLite's `NOCASE` and `RTRIM`, PostgreSQL's nondeterministic
+ * ICU collations). The core pairs such keys with
  * their records by it (`include=`). A collation the adapter cannot know gives exact matching: a key
  * stored in another case is then left unpaired (`null`), never paired with another record.
  */
@@ -15,20 +16,49 @@ import { dialectOf } from './dialect.js';
  */
 const COLLATIONS = new WeakMap<Platform, ReadonlyMap<string, string>>();
 
+/** The nondeterministic collations of a PostgreSQL database, by name: what each ignores, when known. */
+const NONDETERMINISTIC = new WeakMap<Platform, ReadonlyMap<string, TextComparison | undefined>>();
+
+/** A column without a collation of its own: bytes on MySQL (binary), the database's on PostgreSQL. */
+const COLUMNS_SQL = {
+  mysql:
+    "select table_name as t, column_name as c, coalesce(collation_name, 'binary') as k from information_schema.columns where table_schema = database()",
+  postgresql:
+    "select table_name as t, column_name as c, coalesce(collation_name, 'default') as k from information_schema.columns where table_schema = current_schema()",
+} as const;
+
+// The ICU locale is colllocale from PostgreSQL 17, colliculocale in 15 and 16, collcollate before.
+const NONDETERMINISTIC_SQL =
+  "select collname as n, coalesce(to_jsonb(c) ->> 'colllocale', to_jsonb(c) ->> 'colliculocale', collcollate) as l from pg_collation c where not collisdeterministic";
+
 /**
- * Reads the collations of the current MySQL/MariaDB database's columns, for the key comparisons of
- * the models described afterwards; nothing on other databases. Run after any schema creation.
+ * Reads the collations of the current MySQL/MariaDB or PostgreSQL schema's columns (and
+ * PostgreSQL's nondeterministic collations), for the key comparisons of the models described
+ * afterwards; nothing on SQLite. Run after any schema creation.
  */
 export async function readCollations(orm: { readonly em: EntityManager }): Promise<void> {
   const platform = orm.em.getPlatform();
-  if (dialectOf(platform) !== 'mysql') return;
-  // A column without a collation (binary, varbinary) compares bytes: 'binary' says so.
-  const rows = (await orm.em
-    .getConnection()
-    .execute(
-      "select table_name as t, column_name as c, coalesce(collation_name, 'binary') as k from information_schema.columns where table_schema = database()",
-    )) as { t: string; c: string; k: string }[];
+  const dialect = dialectOf(platform);
+  if (dialect !== 'mysql' && dialect !== 'postgresql') return;
+  const connection = orm.em.getConnection();
+  const rows = (await connection.execute(COLUMNS_SQL[dialect])) as { t: string; c: string; k: string }[];
   COLLATIONS.set(platform, new Map(rows.map((row) => [`${row.t}.${row.c}`, row.k])));
+  if (dialect !== 'postgresql') return;
+  const collations = (await connection.execute(NONDETERMINISTIC_SQL)) as { n: string; l: string | null }[];
+  NONDETERMINISTIC.set(platform, new Map(collations.map((row) => [row.n, icuComparison(row.l ?? '')])));
+}
+
+/**
+ * What a nondeterministic ICU collation ignores, from its locale's strength: level 1 (`ks-level1`,
+ * `colStrength=primary`) case and accents, level 2 case; anything else (a case level, level 3 and
+ * up, which only ignore what JavaScript cannot fold) compares exactly here.
+ */
+export function icuComparison(locale: string): TextComparison | undefined {
+  const name = locale.toLowerCase();
+  if (/-kc(-true)?(-|$)|colcaselevel=(on|yes)/.test(name)) return undefined;
+  if (/-ks-level1(-|$)|colstrength=primary/.test(name)) return { ignoresCase: true, ignoresAccents: true };
+  if (/-ks-level2(-|$)|colstrength=secondary/.test(name)) return { ignoresCase: true };
+  return undefined;
 }
 
 /** The Unicode collations with the root's folding, in utf8mb4 or utf8mb3 (`utf8`). */
@@ -88,9 +118,23 @@ function mysqlCollationOf(prop: EntityProperty, table: string, platform: Platfor
 }
 
 /**
+ * The comparison of a PostgreSQL key column: by its nondeterministic collation as read at connect
+ * (the column's, else the declared one); none without a connection (keys then match exactly).
+ */
+function postgresComparisonOf(
+  prop: EntityProperty,
+  table: string,
+  platform: Platform,
+): TextComparison | undefined {
+  const read = COLLATIONS.get(platform)?.get(`${table}.${prop.fieldNames?.[0] ?? prop.name}`);
+  const collation = read ?? prop.collation?.replace(/^"|"$/g, '');
+  return collation === undefined ? undefined : NONDETERMINISTIC.get(platform)?.get(collation);
+}
+
+/**
  * How the database compares a text primary key of `table`, when not exactly: MySQL/MariaDB by the
- * column's collation, SQLite by a declared `NOCASE` or `RTRIM`. PostgreSQL compares exactly here
- * (a nondeterministic collation is not read: its keys then match exactly, or not at all).
+ * column's collation, SQLite by a declared `NOCASE` or `RTRIM`, PostgreSQL by a nondeterministic
+ * ICU collation of strength 1 or 2.
  */
 export function keyComparisonOf(
   prop: EntityProperty,
@@ -102,6 +146,7 @@ export function keyComparisonOf(
   const dialect = dialectOf(platform);
   if (dialect === 'sqlite')
     return prop.collation === undefined ? undefined : sqliteCollationComparison(prop.collation);
+  if (dialect === 'postgresql') return postgresComparisonOf(prop, table, platform);
   if (dialect !== 'mysql') return undefined;
   const collation = mysqlCollationOf(prop, table, platform);
   return collation === undefined ? undefined : collationComparison(collation);

@@ -7,6 +7,7 @@ import { MariaDbDriver } from '@mikro-orm/mariadb';
 import { MikroOrmAdapter, mikroOrmOptions } from '../../../adapters/mikro-orm/index.js';
 import {
   collationComparison,
+  icuComparison,
   sqliteCollationComparison,
 } from '../../../adapters/mikro-orm/key-comparison.js';
 import { exactKeyEntities, Realm } from '../../fixtures/mikro-orm/fidelity.js';
@@ -58,6 +59,17 @@ describe('sqliteCollationComparison', () => {
     assert.deepEqual(sqliteCollationComparison('nocase'), { ignoresCase: 'ascii' });
     assert.deepEqual(sqliteCollationComparison('RTRIM'), { ignoresTrailingSpaces: true });
     assert.equal(sqliteCollationComparison('BINARY'), undefined);
+  });
+});
+
+describe('icuComparison (PostgreSQL nondeterministic collations)', () => {
+  it('reads the strength of an ICU locale: 1 ignores case and accents, 2 case; others compare exactly', () => {
+    assert.deepEqual(icuComparison('und-u-ks-level1'), { ignoresCase: true, ignoresAccents: true });
+    assert.deepEqual(icuComparison('und-u-ks-level2'), { ignoresCase: true });
+    assert.deepEqual(icuComparison('@colStrength=secondary'), { ignoresCase: true });
+    assert.equal(icuComparison('und-u-ks-level1-kc-true'), undefined);
+    assert.equal(icuComparison('und-u-ks-level3'), undefined);
+    assert.equal(icuComparison('und'), undefined);
   });
 });
 

@@ -20,11 +20,14 @@ import type { ModelClass } from '../../../../lib/types.js';
 import {
   Badge,
   exactKeyEntities,
+  Hamlet,
+  icuKeyEntities,
   Keep,
   looseKeyEntities,
   Nation,
   nocaseKeyEntities,
   Realm,
+  Shire,
   Spot,
   Town,
   Treaty,
@@ -448,3 +451,109 @@ await describeFidelity(
     },
   },
 );
+
+// A nondeterministic ICU collation, read from pg_collation when the adapter connects.
+if (fidelityTargets().includes('postgresql')) {
+  describe(
+    'include= over a PostgreSQL key under a case-insensitive ICU collation',
+    await requireTarget('postgresql'),
+    () => {
+      const database = createTestDatabase('postgresql');
+      before(async () => {
+        const setup = await MikroOrmAdapter.connect({
+          url: (await database).url,
+          entities: [...icuKeyEntities],
+        });
+        try {
+          await setup.orm.em
+            .getConnection()
+            .execute(
+              "create collation kma_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)",
+            );
+          await setup.createSchema();
+        } finally {
+          await setup.close();
+        }
+      });
+      after(async () => (await database).drop());
+      it('folds no character into one the collation holds apart (every code point)', async () => {
+        const adapter = await MikroOrmAdapter.connect({
+          url: (await database).url,
+          entities: [...icuKeyEntities],
+        });
+        try {
+          const comparison = adapter
+            .describe(Shire)
+            .fields.find((field) => field.name === 'code')?.comparison;
+          assert.deepEqual(comparison, { ignoresCase: true });
+          const folded: [string, string][] = [];
+          for (let point = 0x21; point <= 0x1ffff; point++) {
+            if (point >= 0xd800 && point <= 0xdfff) continue;
+            const char = String.fromCodePoint(point);
+            const key = comparableKey(char, comparison ?? {});
+            if (key !== char) folded.push([char, key]);
+          }
+          const rows = (await adapter.orm.em
+            .getConnection()
+            .execute(
+              'select a from jsonb_to_recordset(cast(? as jsonb)) as t(a text, b text) where a collate kma_ci <> b',
+              [JSON.stringify(folded.map(([a, b]) => ({ a, b })))],
+            )) as { a: string }[];
+          assert.deepEqual(
+            rows.map((row) => row.a),
+            [],
+          );
+        } finally {
+          await adapter.close();
+        }
+      });
+      for (const mode of MODES) {
+        it(`pairs a foreign key in another case with its target, both ways (${mode})`, async () => {
+          const adapter = await MikroOrmAdapter.connect({
+            url: (await database).url,
+            entities: [...icuKeyEntities],
+            mode,
+          });
+          const app = new Application({ title: `icu keys ${mode}`, adapter });
+          new CrudRouter({ model: Shire }).register_routes(app);
+          new CrudRouter({ model: Hamlet }).register_routes(app);
+          const server = await serve(app.callback());
+          const code = mode === 'fast' ? 'FR' : 'DE';
+          try {
+            const send = async (path: string, json: Json) =>
+              (await server.request(path, { method: 'POST', json })).status;
+            assert.equal(await send('/shires', { code }), 201);
+            assert.equal(
+              await send('/hamlets', { shire: code.toLowerCase() }),
+              201,
+              'PostgreSQL matches it under kma_ci',
+            );
+            const answer = await server.request(`/hamlets?filter[shire]=${code}&include=shire`);
+            const hamlets = (await answer.json()) as Json[];
+            assert.deepEqual(
+              hamlets.map((hamlet) => (hamlet.shire as Json | null)?.code ?? null),
+              [code],
+            );
+            const reference = await adapter.orm.em
+              .fork()
+              .find(Hamlet, { shire: code } as never, { populate: ['shire'], orderBy: { id: 'asc' } });
+            assertSameJson(
+              hamlets,
+              reference.map((hamlet) => JSON.parse(JSON.stringify(wrap(hamlet).toObject())) as Json),
+            );
+            const shires = (await (
+              await server.request(`/shires?filter[code]=${code}&include=hamlets`)
+            ).json()) as Json[];
+            assert.deepEqual(
+              shires.map((shire) => (shire.hamlets as Json[]).length),
+              [1],
+            );
+          } finally {
+            await server.close();
+            await adapter.close();
+          }
+        });
+      }
+    },
+  );
+}
