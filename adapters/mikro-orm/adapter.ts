@@ -174,9 +174,12 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     const { mode, directWrites, namedStatements, ...connect } = options;
     const orm = await ormFromUrl(connect);
     // After `schema` made the tables: their collations decide which keys `include=` pairs loosely.
-    await readCollations(orm).catch(async (error: unknown) => {
-      await orm.close();
-      throw error;
+    // A database down at start is answered 503 later; its keys are then paired as declared only.
+    await readCollations(orm).catch((error: unknown) => {
+      process.emitWarning(
+        `koa-model-api: the column collations could not be read at connect (${error instanceof Error ? error.message : String(error)}); include= pairs text keys exactly unless a MySQL/MariaDB key declares its collation.`,
+        { code: 'KMA_COLLATIONS_UNREAD' },
+      );
     });
     const scheme = options.url.startsWith('sqlite:')
       ? 'sqlite'

@@ -31,7 +31,17 @@ function assertUnavailable(error: unknown): true {
 for (const url of ['postgres://postgres@127.0.0.1:1/kma_none', 'mariadb://root@127.0.0.1:1/kma_none']) {
   describe(`MikroOrmAdapter with no server behind ${url.split(':')[0]}`, () => {
     it('maps ping, reads and writes to 503 with Retry-After', async () => {
+      const warnings: string[] = [];
+      const collect = (warning: Error & { code?: string }) => {
+        if (warning.code === 'KMA_COLLATIONS_UNREAD') warnings.push(warning.message);
+      };
+      process.on('warning', collect);
       const adapter = await MikroOrmAdapter.connect({ url, entities: [...mikroOrmFixtureEntities] });
+      // The warning is emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      process.off('warning', collect);
+      // Connecting succeeds without the collations: include= then pairs keys exactly, as warned.
+      assert.equal(warnings.length, 1, warnings.join('\n'));
       try {
         await assert.rejects(adapter.ping(), assertUnavailable);
         const session = adapter.openSession();
