@@ -2,17 +2,17 @@
  * How the database compares a text primary key when not exactly: by its column's collation, which
  * may ignore case, accents and trailing spaces, so that a foreign key stored as `'fr'` references
  * `'FR'` (MySQL/MariaDB collations, SQLite's `NOCASE` and `RTRIM`, PostgreSQL's nondeterministic
- * ICU collations). The core pairs such keys with
- * their records by it (`include=`). A collation the adapter cannot know gives exact matching: a key
- * stored in another case is then left unpaired (`null`), never paired with another record.
+ * ICU collations). The core pairs such keys with their records by it (`include=`). A collation
+ * the adapter cannot know gives exact matching: a key stored in another case is then left
+ * unpaired (`null`), never paired with another record.
  */
 import type { EntityManager, EntityProperty, Platform } from '@mikro-orm/core';
 import type { FieldType, TextComparison } from '../../lib/types.js';
 import { dialectOf } from './dialect.js';
 
 /**
- * The collations of the text columns of the current MySQL/MariaDB database, by `table.column`,
- * as read when the adapter connected; by platform, which is one per MikroORM instance.
+ * The collations of the columns of the current MySQL/MariaDB database or PostgreSQL schema, by
+ * `table.column`, as read when the adapter connected; by platform, one per MikroORM instance.
  */
 const COLLATIONS = new WeakMap<Platform, ReadonlyMap<string, string>>();
 
@@ -27,9 +27,10 @@ const COLUMNS_SQL = {
     "select table_name as t, column_name as c, coalesce(collation_name, 'default') as k from information_schema.columns where table_schema = current_schema()",
 } as const;
 
-// The ICU locale is colllocale from PostgreSQL 17, colliculocale in 15 and 16, collcollate before.
+// The ICU locale is colllocale from PostgreSQL 17, colliculocale in 15 and 16, collcollate
+// before; custom rules (collicurules, 16+) may make any two strings equal.
 const NONDETERMINISTIC_SQL =
-  "select collname as n, coalesce(to_jsonb(c) ->> 'colllocale', to_jsonb(c) ->> 'colliculocale', collcollate) as l from pg_collation c where not collisdeterministic";
+  "select collname as n, coalesce(to_jsonb(c) ->> 'colllocale', to_jsonb(c) ->> 'colliculocale', collcollate) as l, coalesce(to_jsonb(c) ->> 'collicurules', '') as r from pg_collation c where not collisdeterministic";
 
 /**
  * Reads the collations of the current MySQL/MariaDB or PostgreSQL schema's columns (and
@@ -44,17 +45,26 @@ export async function readCollations(orm: { readonly em: EntityManager }): Promi
   const rows = (await connection.execute(COLUMNS_SQL[dialect])) as { t: string; c: string; k: string }[];
   COLLATIONS.set(platform, new Map(rows.map((row) => [`${row.t}.${row.c}`, row.k])));
   if (dialect !== 'postgresql') return;
-  const collations = (await connection.execute(NONDETERMINISTIC_SQL)) as { n: string; l: string | null }[];
-  NONDETERMINISTIC.set(platform, new Map(collations.map((row) => [row.n, icuComparison(row.l ?? '')])));
+  const collations = (await connection.execute(NONDETERMINISTIC_SQL)) as {
+    n: string;
+    l: string | null;
+    r: string;
+  }[];
+  const comparisons = collations.map(
+    (row) => [row.n, row.r === '' ? icuComparison(row.l ?? '') : undefined] as const,
+  );
+  NONDETERMINISTIC.set(platform, new Map(comparisons));
 }
 
 /**
  * What a nondeterministic ICU collation ignores, from its locale's strength: level 1 (`ks-level1`,
  * `colStrength=primary`) case and accents, level 2 case; anything else (a case level, level 3 and
- * up, which only ignore what JavaScript cannot fold) compares exactly here.
+ * up, which only ignore what JavaScript cannot fold) compares exactly here. Only the root locale
+ * (`und`) and English, which CLDR does not tailor: Swedish holds å apart from a, Turkish I from i.
  */
 export function icuComparison(locale: string): TextComparison | undefined {
   const name = locale.toLowerCase();
+  if (!['', 'und', 'root', 'en'].includes(name.split(/[-_@]/)[0] ?? '')) return undefined;
   if (/-kc(-true)?(-|$)|colcaselevel=(on|yes)/.test(name)) return undefined;
   if (/-ks-level1(-|$)|colstrength=primary/.test(name)) return { ignoresCase: true, ignoresAccents: true };
   if (/-ks-level2(-|$)|colstrength=secondary/.test(name)) return { ignoresCase: true };

@@ -70,6 +70,10 @@ describe('icuComparison (PostgreSQL nondeterministic collations)', () => {
     assert.equal(icuComparison('und-u-ks-level1-kc-true'), undefined);
     assert.equal(icuComparison('und-u-ks-level3'), undefined);
     assert.equal(icuComparison('und'), undefined);
+    assert.deepEqual(icuComparison('en-US-u-ks-level2'), { ignoresCase: true });
+    // Tailored languages fold otherwise: Swedish å is no a, Turkish I no i.
+    assert.equal(icuComparison('sv-u-ks-level1'), undefined);
+    assert.equal(icuComparison('tr-u-ks-level2'), undefined);
   });
 });
 
