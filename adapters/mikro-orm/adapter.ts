@@ -132,8 +132,8 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   /**
    * Wraps a MikroORM instance you built yourself; build it with `mikroOrmOptions()` so table names
    * and mixin columns follow koa-model-api's conventions (`describe` refuses models where it matters).
-   * It reads no collations (`connect` does): on MySQL/MariaDB only a declared one pairs keys
-   * loosely (`include=`), on PostgreSQL none.
+   * It reads no collations (`connect`, `createSchema` and `updateSchema` do): until then only a
+   * collation declared on a MySQL/MariaDB key pairs keys loosely (`include=`).
    */
   constructor(orm: AnyMikroORM, options: MikroOrmAdapterOptions = {}) {
     if (
@@ -384,11 +384,14 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   /** Development helper: creates the tables of every entity (MikroORM `orm.schema.create()`). */
   async createSchema(): Promise<void> {
     await this.orm.schema.create();
+    // The new tables' collations, for the models described from now on.
+    await readCollations(this.orm);
   }
 
   /** Development helper: adds what the entities need and is missing (MikroORM `orm.schema.update({ safe: true })`: never drops a table or column). */
   async updateSchema(): Promise<void> {
     await updateSchemaSafely(this.orm);
+    await readCollations(this.orm);
   }
 
   /** Development helper: drops the tables of every entity (MikroORM `orm.schema.drop()`). */

@@ -557,3 +557,31 @@ if (fidelityTargets().includes('postgresql')) {
     },
   );
 }
+
+// Tables made after connecting (`adapter.createSchema()`): their collations are read then.
+if (fidelityTargets().includes('mariadb')) {
+  describe('key comparison of a table made after connect', await requireTarget('mariadb'), () => {
+    const database = createTestDatabase('mariadb');
+    after(async () => (await database).drop());
+    it('is the collation the table got, read when createSchema made it', async () => {
+      const adapter = await MikroOrmAdapter.connect({
+        url: (await database).url,
+        entities: [...exactKeyEntities],
+      });
+      try {
+        await adapter.createSchema();
+        const [column] = (await adapter.orm.em
+          .getConnection()
+          .execute(
+            "select collation_name as k from information_schema.columns where table_schema = database() and table_name = 'realms' and column_name = 'code'",
+          )) as { k: string }[];
+        const code = adapter.describe(Realm).fields.find((field) => field.name === 'code');
+        assert.ok(column !== undefined);
+        assert.deepEqual(code?.comparison, collationComparison(column.k));
+        assert.ok(code?.comparison?.ignoresCase, `${column.k} ignores case`);
+      } finally {
+        await adapter.close();
+      }
+    });
+  });
+}
