@@ -11,16 +11,23 @@ import type { FieldType, TextComparison } from '../../lib/types.js';
 import { dialectOf } from './dialect.js';
 
 /**
- * The collations of the columns of the current MySQL/MariaDB database or PostgreSQL schema, by
- * `table.column`, as read when the adapter connected; by platform, one per MikroORM instance.
+ * The collations of the columns of the current MySQL/MariaDB database or PostgreSQL schema (of
+ * SQLite's text primary keys), by `table.column`, as read when the adapter connected; by
+ * platform, one per MikroORM instance.
  */
 const COLLATIONS = new WeakMap<Platform, ReadonlyMap<string, string>>();
 
 /** The nondeterministic collations of a PostgreSQL database, by name: what each ignores, when known. */
 const NONDETERMINISTIC = new WeakMap<Platform, ReadonlyMap<string, TextComparison | undefined>>();
 
-/** A column without a collation of its own: bytes on MySQL (binary), the database's on PostgreSQL. */
+/**
+ * A column without a collation of its own: bytes on MySQL (binary), the database's on PostgreSQL.
+ * SQLite keeps a column's collation only in its table's SQL; the index of a text primary key
+ * reports it (an integer key has none, and needs none).
+ */
 const COLUMNS_SQL = {
+  sqlite:
+    "select m.name as t, ix.name as c, ix.coll as k from sqlite_master m join pragma_index_list(m.name) il join pragma_index_xinfo(il.name) ix where m.type = 'table' and il.origin = 'pk' and ix.key = 1",
   mysql:
     "select table_name as t, column_name as c, coalesce(collation_name, 'binary') as k from information_schema.columns where table_schema = database()",
   postgresql:
@@ -34,13 +41,13 @@ const NONDETERMINISTIC_SQL =
 
 /**
  * Reads the collations of the current MySQL/MariaDB or PostgreSQL schema's columns (and
- * PostgreSQL's nondeterministic collations), for the key comparisons of the models described
- * afterwards; nothing on SQLite. Run after any schema creation.
+ * PostgreSQL's nondeterministic collations) or of SQLite's primary keys, for the key comparisons
+ * of the models described afterwards. Run after any schema creation.
  */
 export async function readCollations(orm: { readonly em: EntityManager }): Promise<void> {
   const platform = orm.em.getPlatform();
   const dialect = dialectOf(platform);
-  if (dialect !== 'mysql' && dialect !== 'postgresql') return;
+  if (dialect === 'other') return;
   const connection = orm.em.getConnection();
   const rows = (await connection.execute(COLUMNS_SQL[dialect])) as { t: string; c: string; k: string }[];
   COLLATIONS.set(platform, new Map(rows.map((row) => [`${row.t}.${row.c}`, row.k])));
@@ -107,6 +114,11 @@ export function collationComparison(collation: string): TextComparison | undefin
   };
 }
 
+/** The collation of the property's column as read from the database, if it was. */
+function readCollationOf(prop: EntityProperty, table: string, platform: Platform): string | undefined {
+  return COLLATIONS.get(platform)?.get(`${table}.${prop.fieldNames?.[0] ?? prop.name}`);
+}
+
 /** What an SQLite collation ignores: `NOCASE` the case of A–Z only, `RTRIM` trailing spaces. */
 export function sqliteCollationComparison(collation: string): TextComparison | undefined {
   const name = collation.toUpperCase();
@@ -121,7 +133,7 @@ export function sqliteCollationComparison(collation: string): TextComparison | u
  * the server's default: a table made elsewhere may compare exactly (`utf8mb4_bin`).
  */
 function mysqlCollationOf(prop: EntityProperty, table: string, platform: Platform): string | undefined {
-  const read = COLLATIONS.get(platform)?.get(`${table}.${prop.fieldNames?.[0] ?? prop.name}`);
+  const read = readCollationOf(prop, table, platform);
   if (read !== undefined) return read;
   const configured = platform.getConfig().get('collate');
   return prop.collation ?? (typeof configured === 'string' ? configured : undefined);
@@ -136,14 +148,14 @@ function postgresComparisonOf(
   table: string,
   platform: Platform,
 ): TextComparison | undefined {
-  const read = COLLATIONS.get(platform)?.get(`${table}.${prop.fieldNames?.[0] ?? prop.name}`);
+  const read = readCollationOf(prop, table, platform);
   const collation = read ?? prop.collation?.replace(/^"|"$/g, '');
   return collation === undefined ? undefined : NONDETERMINISTIC.get(platform)?.get(collation);
 }
 
 /**
  * How the database compares a text primary key of `table`, when not exactly: MySQL/MariaDB by the
- * column's collation, SQLite by a declared `NOCASE` or `RTRIM`, PostgreSQL by a nondeterministic
+ * column's collation, SQLite by `NOCASE` or `RTRIM` (read, else declared), PostgreSQL by a nondeterministic
  * ICU collation of strength 1 or 2.
  */
 export function keyComparisonOf(
@@ -154,8 +166,10 @@ export function keyComparisonOf(
 ): TextComparison | undefined {
   if (type !== 'string' && type !== 'uuid') return undefined;
   const dialect = dialectOf(platform);
-  if (dialect === 'sqlite')
-    return prop.collation === undefined ? undefined : sqliteCollationComparison(prop.collation);
+  if (dialect === 'sqlite') {
+    const collation = readCollationOf(prop, table, platform) ?? prop.collation;
+    return collation === undefined ? undefined : sqliteCollationComparison(collation);
+  }
   if (dialect === 'postgresql') return postgresComparisonOf(prop, table, platform);
   if (dialect !== 'mysql') return undefined;
   const collation = mysqlCollationOf(prop, table, platform);

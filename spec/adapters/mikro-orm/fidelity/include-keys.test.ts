@@ -585,3 +585,31 @@ if (fidelityTargets().includes('mariadb')) {
     });
   });
 }
+
+// SQLite: the collation the table really has, not the one the entity declares.
+if (fidelityTargets().includes('sqlite-memory')) {
+  describe('key comparison of an SQLite key declared NOCASE in a table made BINARY', () => {
+    const database = createTestDatabase('sqlite-file');
+    after(async () => (await database).drop());
+    it('matches keys exactly, as the table compares them', async () => {
+      const url = (await database).url;
+      const setup = await MikroOrmAdapter.connect({ url, entities: [...nocaseKeyEntities] });
+      try {
+        for (const sql of [
+          'create table zones (code varchar(20) not null primary key)',
+          'create table spots (id integer not null primary key autoincrement, zone_code varchar(20) not null references zones (code))',
+        ])
+          await setup.orm.em.getConnection().execute(sql);
+      } finally {
+        await setup.close();
+      }
+      const adapter = await MikroOrmAdapter.connect({ url, entities: [...nocaseKeyEntities] });
+      try {
+        const code = adapter.describe(Zone).fields.find((field) => field.name === 'code');
+        assert.equal(code?.comparison, undefined);
+      } finally {
+        await adapter.close();
+      }
+    });
+  });
+}
