@@ -19,6 +19,8 @@ import { Application, CrudRouter } from '../../../../lib/index.js';
 import type { ModelClass } from '../../../../lib/types.js';
 import {
   Badge,
+  Bay,
+  Boat,
   exactKeyEntities,
   Hamlet,
   icuKeyEntities,
@@ -400,7 +402,7 @@ if (fidelityTargets().includes('mariadb')) {
 }
 
 await describeFidelity(
-  'MikroORM fidelity: include= over an SQLite key declared NOCASE',
+  'MikroORM fidelity: include= over SQLite keys declared NOCASE or RTRIM',
   (env) => {
     it('pairs a foreign key in another case of A–Z with its target, both ways', async () => {
       await postAll(env(), '/zones', [{ code: 'FR' }], 'code');
@@ -416,6 +418,22 @@ await describeFidelity(
       const [zone] = await env().get<Json[]>('/zones?filter[code]=FR&include=spots');
       await assertChildren(env(), { model: Zone, key: 'FR', collection: 'spots' }, Spot, zone?.spots);
       assert.equal(byId(zone?.spots).length, 2);
+    });
+
+    it('pairs a foreign key with trailing spaces with its RTRIM target, both ways', async () => {
+      await postAll(env(), '/bays', [{ code: 'FR' }], 'code');
+      const ids = await postAll(env(), '/boats', [{ bay: 'FR  ' }, { bay: 'FR' }], 'id');
+      assert.equal(ids.length, 2, 'SQLite matches FR with trailing spaces to FR under RTRIM');
+      const list = `/boats?filter[id][$in]=${ids.join(',')}&sort=id`;
+      const included = await env().get<Json[]>(`${list}&include=bay`);
+      assertSameJson(included, await mikroRows(env(), Boat, 'id', ids, 'bay'));
+      assert.deepEqual(
+        included.map((boat) => (boat.bay as Json | null)?.code),
+        ['FR', 'FR'],
+      );
+      const [bay] = await env().get<Json[]>('/bays?filter[code]=FR&include=boats');
+      await assertChildren(env(), { model: Bay, key: 'FR', collection: 'boats' }, Boat, bay?.boats);
+      assert.equal(byId(bay?.boats).length, 2);
     });
 
     it('never pairs a key with one NOCASE holds apart (é with É), though one record alone answers', async () => {
@@ -447,6 +465,8 @@ await describeFidelity(
       routes: new Map<ModelClass, string>([
         [Zone, '/zones'],
         [Spot, '/spots'],
+        [Bay, '/bays'],
+        [Boat, '/boats'],
       ]),
     },
   },
