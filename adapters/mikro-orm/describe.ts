@@ -308,7 +308,9 @@ function fieldFacts(
     type === 'integer' && !computed && columns !== undefined ? integerRangeOf(prop, columns) : undefined;
   // How the database compares a text key, when not exactly (MySQL/MariaDB collations).
   const comparison =
-    primary && columns !== undefined ? keyComparisonOf(prop, type, columns, meta.tableName) : undefined;
+    primary && columns !== undefined
+      ? keyComparisonOf(prop, type, columns, { name: meta.tableName, schema: meta.schema })
+      : undefined;
   const field: FieldFacts = {
     name: jsonNameOf(prop),
     type,

@@ -21,18 +21,35 @@ const COLLATIONS = new WeakMap<Platform, ReadonlyMap<string, string>>();
 const NONDETERMINISTIC = new WeakMap<Platform, ReadonlyMap<string, TextComparison | undefined>>();
 
 /**
- * A column without a collation of its own: bytes on MySQL (binary), the database's on PostgreSQL.
+ * Each column's schema (`s`), table, name and collation, and whether its schema is the current one
+ * (`u`). A column without a collation of its own: bytes on MySQL (binary), the database's on
+ * PostgreSQL, whose every schema is read (a URL's `?schema=sales` qualifies the entities' tables).
  * SQLite keeps a column's collation only in its table's SQL; the index of a text primary key
  * reports it (an integer key has none, and needs none).
  */
 const COLUMNS_SQL = {
   sqlite:
-    "select m.name as t, ix.name as c, ix.coll as k from sqlite_master m join pragma_index_list(m.name) il join pragma_index_xinfo(il.name) ix where m.type = 'table' and il.origin = 'pk' and ix.key = 1",
+    "select 'main' as s, m.name as t, ix.name as c, ix.coll as k, 1 as u from sqlite_master m join pragma_index_list(m.name) il join pragma_index_xinfo(il.name) ix where m.type = 'table' and il.origin = 'pk' and ix.key = 1",
   mysql:
-    "select table_name as t, column_name as c, coalesce(collation_name, 'binary') as k from information_schema.columns where table_schema = database()",
+    "select table_schema as s, table_name as t, column_name as c, coalesce(collation_name, 'binary') as k, 1 as u from information_schema.columns where table_schema = database()",
   postgresql:
-    "select table_name as t, column_name as c, coalesce(collation_name, 'default') as k from information_schema.columns where table_schema = current_schema()",
+    "select table_schema as s, table_name as t, column_name as c, coalesce(collation_name, 'default') as k, table_schema = current_schema() as u from information_schema.columns where table_schema not in ('pg_catalog', 'information_schema')",
 } as const;
+
+/** One row of `COLUMNS_SQL`. */
+interface ColumnRow {
+  readonly s: string;
+  readonly t: string;
+  readonly c: string;
+  readonly k: string;
+  readonly u: unknown;
+}
+
+/** The keys a column is found by: `schema.table.column`, and `table.column` in the current schema. */
+function columnKeys(row: ColumnRow): [string, string][] {
+  const qualified: [string, string] = [`${row.s}.${row.t}.${row.c}`, row.k];
+  return row.u === true || Number(row.u) === 1 ? [qualified, [`${row.t}.${row.c}`, row.k]] : [qualified];
+}
 
 // The ICU locale is colllocale from PostgreSQL 17, colliculocale in 15 and 16, collcollate
 // before; custom rules (collicurules, 16+) may make any two strings equal.
@@ -49,8 +66,8 @@ export async function readCollations(orm: { readonly em: EntityManager }): Promi
   const dialect = dialectOf(platform);
   if (dialect === 'other') return;
   const connection = orm.em.getConnection();
-  const rows = (await connection.execute(COLUMNS_SQL[dialect])) as { t: string; c: string; k: string }[];
-  COLLATIONS.set(platform, new Map(rows.map((row) => [`${row.t}.${row.c}`, row.k])));
+  const rows = (await connection.execute(COLUMNS_SQL[dialect])) as ColumnRow[];
+  COLLATIONS.set(platform, new Map(rows.flatMap(columnKeys)));
   if (dialect !== 'postgresql') return;
   const collations = (await connection.execute(NONDETERMINISTIC_SQL)) as {
     n: string;
@@ -114,9 +131,23 @@ export function collationComparison(collation: string): TextComparison | undefin
   };
 }
 
-/** The collation of the property's column as read from the database, if it was. */
-function readCollationOf(prop: EntityProperty, table: string, platform: Platform): string | undefined {
-  return COLLATIONS.get(platform)?.get(`${table}.${prop.fieldNames?.[0] ?? prop.name}`);
+/**
+ * The collation of the property's column as read from the database, if it was: in the entity's
+ * schema, else the configured one (PostgreSQL's `?schema=`), else the current one.
+ */
+function readCollationOf(prop: EntityProperty, table: TableName, platform: Platform): string | undefined {
+  const configured = platform.getConfig().get('schema');
+  const schema = table.schema ?? (typeof configured === 'string' ? configured : undefined);
+  // `*`: any schema, chosen per request (multi-tenant); the current one is then a guess.
+  if (schema === '*') return undefined;
+  const column = `${table.name}.${prop.fieldNames?.[0] ?? prop.name}`;
+  return COLLATIONS.get(platform)?.get(schema === undefined ? column : `${schema}.${column}`);
+}
+
+/** A table's name and the schema the entity names, if any. */
+export interface TableName {
+  readonly name: string;
+  readonly schema?: string | undefined;
 }
 
 /** What an SQLite collation ignores: `NOCASE` the case of A–Z only, `RTRIM` trailing spaces. */
@@ -132,7 +163,7 @@ export function sqliteCollationComparison(collation: string): TextComparison | u
  * property's `collation`, the ORM's `collate`), which MikroORM gives the tables it creates. Never
  * the server's default: a table made elsewhere may compare exactly (`utf8mb4_bin`).
  */
-function mysqlCollationOf(prop: EntityProperty, table: string, platform: Platform): string | undefined {
+function mysqlCollationOf(prop: EntityProperty, table: TableName, platform: Platform): string | undefined {
   const read = readCollationOf(prop, table, platform);
   if (read !== undefined) return read;
   const configured = platform.getConfig().get('collate');
@@ -145,7 +176,7 @@ function mysqlCollationOf(prop: EntityProperty, table: string, platform: Platfor
  */
 function postgresComparisonOf(
   prop: EntityProperty,
-  table: string,
+  table: TableName,
   platform: Platform,
 ): TextComparison | undefined {
   const read = readCollationOf(prop, table, platform);
@@ -162,7 +193,7 @@ export function keyComparisonOf(
   prop: EntityProperty,
   type: FieldType,
   platform: Platform,
-  table: string,
+  table: TableName,
 ): TextComparison | undefined {
   if (type !== 'string' && type !== 'uuid') return undefined;
   const dialect = dialectOf(platform);

@@ -633,3 +633,43 @@ if (fidelityTargets().includes('sqlite-memory')) {
     });
   });
 }
+
+// PostgreSQL: the tables of `?schema=` in the URL, not those of the current schema.
+if (fidelityTargets().includes('postgresql')) {
+  describe(
+    'key comparison of a PostgreSQL table in the URL’s schema',
+    await requireTarget('postgresql'),
+    () => {
+      const database = createTestDatabase('postgresql');
+      after(async () => (await database).drop());
+      it('is the collation of that schema’s column, not the declared one', async () => {
+        const url = (await database).url;
+        const setup = await MikroOrmAdapter.connect({ url, entities: [...icuKeyEntities] });
+        try {
+          for (const sql of [
+            "create collation kma_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)",
+            'create schema kma_s',
+            // Exact in kma_s, though the entity declares kma_ci; public has a kma_ci one.
+            'create table kma_s.shires (code varchar(20) not null primary key)',
+            'create table shires (code varchar(20) collate kma_ci not null primary key)',
+          ])
+            await setup.orm.em.getConnection().execute(sql);
+        } finally {
+          await setup.close();
+        }
+        for (const [at, expected] of [
+          [`${url}?schema=kma_s`, undefined],
+          [url, { ignoresCase: true }],
+        ] as const) {
+          const adapter = await MikroOrmAdapter.connect({ url: at, entities: [...icuKeyEntities] });
+          try {
+            const code = adapter.describe(Shire).fields.find((field) => field.name === 'code');
+            assert.deepEqual(code?.comparison, expected, at);
+          } finally {
+            await adapter.close();
+          }
+        }
+      });
+    },
+  );
+}
