@@ -80,10 +80,20 @@ export function fastPathObstacle(orm: AnyMikroORM, plan: FastPathCandidate): str
     // Its key is in the owner's table: MikroORM joins it on every load, the fast path does not.
     if (prop.kind === ReferenceKind.ONE_TO_ONE && !prop.owner)
       return `${meta.className}.${prop.name} is an inverse one-to-one`;
+    // MikroORM joins a to-one relation whose target has filters on every load and applies them:
+    // a row whose target they hide is left out (a NOT NULL key) or shows the relation as null.
+    if (filteredTarget(orm, prop)) return `${meta.className}.${prop.name} has a target with MikroORM filters`;
     const obstacle = propertyObstacle(meta, prop);
     if (obstacle !== undefined) return obstacle;
   }
   return undefined;
+}
+
+/** Whether MikroORM applies the filters of a to-one relation's target to every load of its owner. */
+function filteredTarget(orm: AnyMikroORM, prop: EntityProperty): boolean {
+  if (prop.kind !== ReferenceKind.MANY_TO_ONE && prop.kind !== ReferenceKind.ONE_TO_ONE) return false;
+  if (orm.config.get('autoJoinRefsForFilters') === false || prop.filters === false) return false;
+  return Object.keys(prop.targetMeta?.filters ?? {}).length > 0;
 }
 
 /** What the per-query check reads of a plan: its fields by JSON name, and other models' plans. */
