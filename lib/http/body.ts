@@ -71,9 +71,12 @@ function formComponent(text: string): string {
   try {
     return decodeURIComponent(text.replace(/\+/g, ' '));
   } catch {
-    throw ApiError.malformedJson('The form body is not valid: a percent-escape is not UTF-8.');
+    throw ApiError.badRequest('The form body is not valid: a percent-escape is not UTF-8.');
   }
 }
+
+// As qs read at most 1,000 fields: more is no form a client of these routes sends.
+const MAX_FORM_FIELDS = 1_000;
 
 /**
  * An `application/x-www-form-urlencoded` body's fields: a name given twice holds an array, as qs
@@ -81,14 +84,19 @@ function formComponent(text: string): string {
  */
 function parseFormText(text: string): Record<string, string | string[]> {
   const fields: Record<string, string | string[]> = {};
-  for (const pair of text.split('&')) {
+  const pairs = text.split('&', MAX_FORM_FIELDS + 1);
+  if (pairs.length > MAX_FORM_FIELDS)
+    throw ApiError.badRequest(`The form body has more than ${MAX_FORM_FIELDS} fields.`);
+  for (const pair of pairs) {
     if (pair === '') continue;
     const equals = pair.indexOf('=');
     const name = formComponent(equals === -1 ? pair : pair.slice(0, equals));
     const value = formComponent(equals === -1 ? '' : pair.slice(equals + 1));
     if (name === '__proto__') continue;
     const previous = Object.hasOwn(fields, name) ? fields[name] : undefined;
-    fields[name] = previous === undefined ? value : [...([] as string[]).concat(previous), value];
+    if (previous === undefined) fields[name] = value;
+    else if (Array.isArray(previous)) previous.push(value);
+    else fields[name] = [previous, value];
   }
   return fields;
 }
@@ -130,10 +138,21 @@ export function bodyReader(options: BodyReaderOptions): (ctx: AppContext) => Pro
     if (ctx.request.body !== undefined && (request.rawBody !== undefined || ctx.req.readableEnded))
       return ctx.request.body;
     ctx.request.body = undefined;
-    await readText(ctx as unknown as Context, async () => {});
+    // The framework's routes always read their body, whatever an app's parser was told to skip.
+    const skipping = (ctx as { disableBodyParser?: boolean }).disableBodyParser;
+    (ctx as { disableBodyParser?: boolean }).disableBodyParser = false;
+    try {
+      await readText(ctx as unknown as Context, async () => {});
+    } finally {
+      (ctx as { disableBodyParser?: boolean }).disableBodyParser = skipping;
+    }
     const raw = ctx.request.body as unknown;
+    // Not read at all (the client closed the request): no body, never an empty one to store.
+    if (typeof raw !== 'string') throw ApiError.badRequest('The request body was not received in full.');
     // An empty body (`Content-Length: 0`) reads as an empty object, as it always has.
-    const text = typeof raw !== 'string' || raw === '' ? '' : utf8Text(raw);
+    const text = raw === '' ? '' : utf8Text(raw);
+    // What the client sent, for a hook or a log that reads it (the parser kept the latin1 reading).
+    request.rawBody = text;
     const parsed =
       text === ''
         ? {}

@@ -132,9 +132,14 @@ describe('bodyReader: form bodies and an app parser that ran first', () => {
   let server: TestServer;
   before(async () => {
     // The app's own parser, for forms only: it leaves `{}` for a JSON body it does not read.
-    server = await serveReader(bodyReader({ limit: 1024, form: true }), (ctx, next) =>
-      ctx.path === '/app-form-parser' ? formsOnly(ctx, next) : next(),
-    );
+    const read = bodyReader({ limit: 1024 * 1024, form: true });
+    server = await serveReader(read, async (ctx, next) => {
+      if (ctx.path === '/app-form-parser') return formsOnly(ctx, next);
+      if (ctx.path !== '/parser-off') return next();
+      ctx.disableBodyParser = true;
+      const received = await read(ctx as unknown as AppContext);
+      ctx.body = { received, raw: (ctx.request as { rawBody?: string }).rawBody };
+    });
   });
   after(() => server.close());
 
@@ -162,6 +167,21 @@ describe('bodyReader: form bodies and an app parser that ran first', () => {
       const answer = await post('/', form, bytes);
       assert.equal(answer.status, 400, await answer.text());
     }
+  });
+
+  it('refuses a form of more than 1,000 fields at once (400), however often a name repeats', async () => {
+    const started = Date.now();
+    const answer = await post('/', form, Buffer.from('a&'.repeat(400_000)));
+    assert.equal(answer.status, 400, await answer.text());
+    assert.ok(Date.now() - started < 2_000, 'answered without walking every field');
+    const kept = await post('/', form, Buffer.from('scope=x&'.repeat(999)));
+    assert.equal(((await kept.json()) as { received: { scope: string[] } }).received.scope.length, 999);
+  });
+
+  it('reads the body though an app switched its parser off (disableBodyParser), and keeps the sent text as rawBody', async () => {
+    const answer = await post('/parser-off', 'application/json', Buffer.from('{"name":"é"}'));
+    assert.equal(answer.status, 200);
+    assert.deepEqual(await answer.json(), { received: { name: 'é' }, raw: '{"name":"é"}' });
   });
 
   it("reads a JSON body an app's own parser skipped (it left {} for a type it does not read)", async () => {
