@@ -57,6 +57,32 @@ export interface ListenOptions {
   readonly host?: string;
 }
 
+/** How much of the paths under it a claimed path answers (`Application.reservePath`). */
+export type PathKind = 'page' | 'leaf' | 'resource';
+
+interface PathClaim {
+  readonly path: string;
+  readonly owner: string;
+  readonly kind: PathKind;
+}
+
+/** Whether `inner` is `outer` or below it. */
+function within(inner: string, outer: string): boolean {
+  return inner === outer || inner.startsWith(`${outer}/`);
+}
+
+/** Whether the earlier claim answers requests of the later one. */
+function shadows(earlier: PathClaim, later: PathClaim): boolean {
+  if (earlier.path === later.path) return true;
+  if (earlier.kind === 'page') return within(later.path, earlier.path);
+  if (earlier.kind === 'leaf') return false;
+  // A resource answers its `/{id}`: a path one segment below it.
+  const rest = later.path.startsWith(`${earlier.path}/`)
+    ? later.path.slice(earlier.path.length + 1)
+    : undefined;
+  return rest !== undefined && !rest.includes('/');
+}
+
 /**
  * The application: wraps a Koa 3 app (`app.koa`).
  *
@@ -84,7 +110,7 @@ export class Application {
   readonly plans = new PlanDirectory();
   private readonly groups = new Map<string, Middleware<AppState>>();
   // The paths each part of the application answers under: one may not shadow another.
-  private readonly reserved: { path: string; owner: string; page: boolean }[] = [];
+  private readonly reserved: PathClaim[] = [];
   private readonly descriptions = new Map<ModelClass, ModelDescription>();
   private readonly shutdownTimeoutMs: number;
   private readonly headersTimeoutMs: number;
@@ -129,7 +155,7 @@ export class Application {
     this.koa.use(problemMiddleware(this.logger));
     this.koa.use(securityHeaders());
     this.koa.use(this.dispatch());
-    this.reservePath(this.openapiPath, 'the OpenAPI document');
+    this.reservePath(this.openapiPath, 'the OpenAPI document', { kind: 'leaf' });
     this.mount(
       'openapi.json',
       routeGroup('', [
@@ -144,31 +170,30 @@ export class Application {
       ]),
     );
     if (options.health ?? true) {
-      this.reservePath('/health', 'the health checks');
+      for (const check of ['/health/live', '/health/ready'])
+        this.reservePath(check, 'the health checks', { kind: 'leaf' });
       this.mount('health', healthRoutes(this.adapter));
     }
   }
 
   /**
-   * Claims the requests under `path` (itself and below it) for `owner`: a `ConfigurationError`
-   * when one would shadow the other. A page (the document, health checks, Swagger UI, your own)
-   * shares its path with nothing; a resource (`{ page: false }`, as each `CrudRouter` claims its
-   * path) may not lie inside or at another's path, since the routes registered first answer first.
+   * Claims `path` for `owner`: a `ConfigurationError` when one would shadow the other. A `page`
+   * (Swagger UI, your own) answers everything under its path and shares none of it; a `leaf`
+   * (the document, a health check, an auth route) answers its path alone; a `resource` (each
+   * `CrudRouter`) answers its path and one segment below it (`/{id}`), so one registered inside
+   * another's `/{id}` after it would never be reached.
    */
-  reservePath(path: string, owner: string, options: { readonly page?: boolean } = {}): void {
-    const trimmed = path.replace(/\/+$/, '');
-    const page = options.page ?? true;
-    const within = (inner: string, outer: string) => inner === outer || inner.startsWith(`${outer}/`);
+  reservePath(path: string, owner: string, options: { readonly kind?: PathKind } = {}): void {
+    const claim: PathClaim = { path: path.replace(/\/+$/, ''), owner, kind: options.kind ?? 'page' };
     for (const other of this.reserved) {
-      const shadowed = within(trimmed, other.path);
-      const shadows = within(other.path, trimmed) && (page || other.page);
-      if (shadowed || shadows) {
+      if (other.owner === claim.owner && other.path === claim.path) return;
+      if (shadows(other, claim) || (claim.kind === 'page' && within(other.path, claim.path))) {
         throw new ConfigurationError(
-          `${owner} at ${trimmed || '/'} would share its path with ${other.owner} at ${other.path || '/'}, and one would shadow the other: give the router a \`prefix\`, or the page another \`path\`.`,
+          `${owner} at ${claim.path || '/'} would share its path with ${other.owner} at ${other.path || '/'}, and one would shadow the other: give the router a \`prefix\`, or the page another \`path\`.`,
         );
       }
     }
-    this.reserved.push({ path: trimmed, owner, page });
+    this.reserved.push(claim);
   }
 
   /** The model description of a model, introspected once. */

@@ -6,7 +6,7 @@
  * and `/adapters/mikro-orm`, `/adapters/memory`.
  * @module koa-model-api
  */
-export { Application, type ApplicationOptions, type ListenOptions } from './application.js';
+export { Application, type ApplicationOptions, type ListenOptions, type PathKind } from './application.js';
 export { AuthMixin } from './auth/auth-mixin.js';
 export { AuthRouter } from './auth/auth-router.js';
 export type {

@@ -187,6 +187,8 @@ export class AuthRouter implements AuthRuntime {
       // A registered user's Location points where the app serves users (a CrudRouter's prefix), looked
       // up per request: the users router may be registered after this one.
       const routes = accountRoutes(this, app.bodyLimit, () => app.openapi.collectionPathOf(this.userModel));
+      for (const path of ['/register', '/login', '/change-password', '/refresh', '/logout', '/logout-all'])
+        app.reservePath(path, 'the auth routes', { kind: 'leaf' });
       app.mount('register', routes);
       app.mount('login', routes);
       app.mount('change-password', credentialRoutes(this, app.bodyLimit));

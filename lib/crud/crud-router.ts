@@ -89,7 +89,7 @@ export class CrudRouter {
         relations: () => plan.relations(),
         includeLimit: this.options.includeLimit,
       });
-      app.reservePath(plan.basePath, `the CrudRouter of ${plan.model.name}`, { page: false });
+      app.reservePath(plan.basePath, `the CrudRouter of ${plan.model.name}`, { kind: 'resource' });
       app.mount(plan.basePath.split('/')[1] ?? '', middleware);
       return;
     }

@@ -44,6 +44,7 @@ const ROOT_NAMES = {
     'Application',
     'ApplicationOptions',
     'ListenOptions',
+    'PathKind',
     'CrudRouter',
     'CrudRouterOptions',
     'CrudRouterSettings',

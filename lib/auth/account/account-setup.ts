@@ -25,7 +25,10 @@ export function mountAccountRoutes(
   // Checked now rather than on a request: a user model without the email field fails at start-up.
   service.binding(app.adapter);
   const routes = accountLifecycleRoutes(service, app.bodyLimit);
-  for (const segment of ACCOUNT_ROUTE_SEGMENTS) app.mount(segment, routes);
+  for (const segment of ACCOUNT_ROUTE_SEGMENTS) {
+    app.reservePath(`/${segment}`, 'the auth routes', { kind: 'leaf' });
+    app.mount(segment, routes);
+  }
   documentAccountLifecycleRoutes(app.openapi);
   return service;
 }

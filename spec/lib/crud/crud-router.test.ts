@@ -332,10 +332,10 @@ describe('CrudRouter paths beside the framework pages', () => {
   });
   const app = () => new Application({ title: 'pages', adapter, logger: silent });
 
-  it('refuses a resource the health checks or Swagger UI would shadow, in either order', () => {
+  it('refuses a resource Swagger UI would shadow, in either order; /health itself answers only its checks', () => {
     const refused = (error: Error) =>
       error instanceof ConfigurationError && /shadow/.test(error.message) && /prefix/.test(error.message);
-    assert.throws(() => new CrudRouter({ model: Health }).register_routes(app()), refused);
+    assert.doesNotThrow(() => new CrudRouter({ model: Health }).register_routes(app()));
     const docsFirst = app();
     new CrudRouter({ model: Docs }).register_routes(docsFirst);
     assert.throws(() => add_swagger_ui(docsFirst), refused);
@@ -364,6 +364,21 @@ describe('CrudRouter paths beside the framework pages', () => {
       assert.match(inner.headers.get('location') ?? '', /^\/docs\/docs\/\d+$/);
       assert.equal((await server.request('/docs/docs')).status, 200);
       assert.equal((await server.request('/docs')).status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('serves a resource two segments inside another, or under /health beside its checks', async () => {
+    const deep = app();
+    new CrudRouter({ model: Docs }).register_routes(deep);
+    new CrudRouter({ model: Docs, prefix: '/docs/v2' }).register_routes(deep);
+    new CrudRouter({ model: Health, prefix: '/health' }).register_routes(deep);
+    const server = await serve(deep.callback());
+    try {
+      assert.equal((await server.request('/docs/v2/docs')).status, 200);
+      assert.equal((await server.request('/health/health')).status, 200);
+      assert.equal((await server.request('/health/ready')).status, 200);
     } finally {
       await server.close();
     }

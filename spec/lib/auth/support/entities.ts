@@ -84,5 +84,12 @@ export class RetiredUser extends AuthMixin(FrameworkModel) {
   username!: string;
 }
 
+/** Table `login`: a model whose routes would be the auth plugin's `/login`. */
+@Entity({ tableName: 'login' })
+export class LoginAttempt extends FrameworkModel {
+  @PrimaryKey({ type: 'integer' })
+  id!: number;
+}
+
 /** Every entity of the suite. */
-export const authEntities = [User, Post, Tag, StaffMember, Superuser, RetiredUser];
+export const authEntities = [User, Post, Tag, StaffMember, Superuser, RetiredUser, LoginAttempt];
