@@ -25,15 +25,16 @@ const NONDETERMINISTIC = new WeakMap<Platform, ReadonlyMap<string, TextCompariso
  * (`u`). A column without a collation of its own: bytes on MySQL (binary), the database's on
  * PostgreSQL, whose every schema is read (a URL's `?schema=sales` qualifies the entities' tables).
  * SQLite keeps a column's collation only in its table's SQL; the index of a text primary key
- * reports it (an integer key has none, and needs none).
+ * reports it (an integer key has none, and needs none). Only what can matter is read, so that a
+ * database of many schemas costs little at connect: primary-key columns only (the keys paired).
  */
 const COLUMNS_SQL = {
   sqlite:
     "select 'main' as s, m.name as t, ix.name as c, ix.coll as k, 1 as u from sqlite_master m join pragma_index_list(m.name) il join pragma_index_xinfo(il.name) ix where m.type = 'table' and il.origin = 'pk' and ix.key = 1",
   mysql:
-    "select table_schema as s, table_name as t, column_name as c, coalesce(collation_name, 'binary') as k, 1 as u from information_schema.columns where table_schema = database()",
+    "select table_schema as s, table_name as t, column_name as c, coalesce(collation_name, 'binary') as k, 1 as u from information_schema.columns where table_schema = database() and column_key = 'PRI'",
   postgresql:
-    "select table_schema as s, table_name as t, column_name as c, coalesce(collation_name, 'default') as k, table_schema = current_schema() as u from information_schema.columns where table_schema not in ('pg_catalog', 'information_schema')",
+    "select n.nspname as s, c.relname as t, a.attname as c, coalesce(co.collname, 'default') as k, n.nspname = current_schema() as u from pg_index i join pg_class c on c.oid = i.indrelid join pg_namespace n on n.oid = c.relnamespace join pg_attribute a on a.attrelid = c.oid and a.attnum = any(i.indkey) left join pg_collation co on co.oid = a.attcollation where i.indisprimary and n.nspname not in ('pg_catalog', 'information_schema')",
 } as const;
 
 /** One row of `COLUMNS_SQL`. */
