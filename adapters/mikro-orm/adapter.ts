@@ -110,6 +110,16 @@ function fastPathUnavailable(orm: AnyMikroORM): string | undefined {
   return `MikroORM lacks ${missing}`;
 }
 
+/** Reads the column collations; a failure leaves keys paired as declared, with one warning. */
+async function readCollationsOrWarn(orm: AnyMikroORM): Promise<void> {
+  await readCollations(orm).catch((error: unknown) => {
+    process.emitWarning(
+      `koa-model-api: the column collations could not be read (${error instanceof Error ? error.message : String(error)}); include= pairs text keys exactly unless a MySQL/MariaDB key declares its collation.`,
+      { code: 'KMA_COLLATIONS_UNREAD' },
+    );
+  });
+}
+
 /** The `OrmAdapter` over MikroORM; the session is a forked `EntityManager`. */
 export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   readonly name: string;
@@ -175,12 +185,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     const orm = await ormFromUrl(connect);
     // After `schema` made the tables: their collations decide which keys `include=` pairs loosely.
     // A database down at start is answered 503 later; its keys are then paired as declared only.
-    await readCollations(orm).catch((error: unknown) => {
-      process.emitWarning(
-        `koa-model-api: the column collations could not be read at connect (${error instanceof Error ? error.message : String(error)}); include= pairs text keys exactly unless a MySQL/MariaDB key declares its collation.`,
-        { code: 'KMA_COLLATIONS_UNREAD' },
-      );
-    });
+    await readCollationsOrWarn(orm);
     const scheme = options.url.startsWith('sqlite:')
       ? 'sqlite'
       : (/^([a-z]+):/i.exec(options.url)?.[1] ?? '').toLowerCase();
@@ -385,13 +390,13 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   async createSchema(): Promise<void> {
     await this.orm.schema.create();
     // The new tables' collations, for the models described from now on.
-    await readCollations(this.orm);
+    await readCollationsOrWarn(this.orm);
   }
 
   /** Development helper: adds what the entities need and is missing (MikroORM `orm.schema.update({ safe: true })`: never drops a table or column). */
   async updateSchema(): Promise<void> {
     await updateSchemaSafely(this.orm);
-    await readCollations(this.orm);
+    await readCollationsOrWarn(this.orm);
   }
 
   /** Development helper: drops the tables of every entity (MikroORM `orm.schema.drop()`). */

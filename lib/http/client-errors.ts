@@ -12,6 +12,7 @@ type ClientError = Error & { code?: string };
 const REASONS: Readonly<Record<number, string>> = {
   400: 'Bad Request',
   408: 'Request Timeout',
+  413: 'Content Too Large',
   431: 'Request Header Fields Too Large',
 };
 
@@ -22,7 +23,9 @@ function problemOf(error: ClientError): ApiError {
       ? ['header_fields_too_large', 'The request headers are larger than the server reads.']
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? ['request_timeout', 'The request did not arrive in time.']
-        : ['bad_request', 'The request is not valid HTTP/1.1 (request line, headers or framing).'];
+        : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+          ? ['payload_too_large', 'The chunk extensions of the body are larger than the server reads.']
+          : ['bad_request', 'The request is not valid HTTP/1.1 (request line, headers or framing).'];
   return new ApiError(code, detail);
 }
 

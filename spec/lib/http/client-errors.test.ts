@@ -74,6 +74,18 @@ describe('requests the HTTP parser refuses', () => {
     assert.equal(answer.body.code, 'header_fields_too_large');
   });
 
+  it('chunk extensions beyond what Node reads: 413 payload_too_large', async () => {
+    const answer = problemOf(
+      await exchange(
+        port,
+        'POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n' +
+          `2;${'e'.repeat(20_000)}\r\n{}\r\n0\r\n\r\n`,
+      ),
+    );
+    assert.equal(answer.status, 413);
+    assert.equal(answer.body.code, 'payload_too_large');
+  });
+
   it('still serves a well-formed request on a new connection', async () => {
     const answer = await exchange(port, 'GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     assert.match(answer, /^HTTP\/1\.1 200 /);
