@@ -4,7 +4,7 @@
  * One statement per probe, asking only for the served names.
  */
 import type { AnyMikroORM } from './describe.js';
-import { dialectOf } from './dialect.js';
+import { dialectOf, quoteName } from './dialect.js';
 import type { ModelPlan } from './plan.js';
 
 /** A served table: its schema when the entity names one, and its name. */
@@ -22,11 +22,6 @@ function servedTables(plans: Iterable<ModelPlan>): Served[] {
   return [...tables.values()];
 }
 
-/** `"name"` with its quotes doubled, for `to_regclass`. */
-function quoted(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
 /** The served tables the database does not have, by name (none on a dialect it cannot ask). */
 export async function missingTables(orm: AnyMikroORM, plans: Iterable<ModelPlan>): Promise<string[]> {
   const dialect = dialectOf(orm.em.getPlatform());
@@ -37,7 +32,9 @@ export async function missingTables(orm: AnyMikroORM, plans: Iterable<ModelPlan>
   if (dialect === 'postgresql') {
     // to_regclass resolves a name as queries do (search_path, views, materialized views, foreign tables).
     const names = served.map(
-      (one) => (one.schema === undefined ? '' : `${quoted(one.schema)}.`) + quoted(one.table),
+      (one) =>
+        (one.schema === undefined ? '' : `${quoteName(dialect, one.schema)}.`) +
+        quoteName(dialect, one.table),
     );
     const columns = names.map((_, index) => `to_regclass(?) is null as m${index}`).join(', ');
     const row = (await connection.execute(`select ${columns}`, names, 'get')) as Record<string, unknown>;

@@ -3,18 +3,12 @@
  * line, conflicting `Content-Length`, headers over the size limit, a slow client) with the same
  * problem details as every other error, instead of Node's bare status line.
  */
+import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError, type ErrorCode } from '../errors.js';
 
 /** What Node's `clientError` event reports. */
 type ClientError = Error & { code?: string };
-
-const REASONS: Readonly<Record<number, string>> = {
-  400: 'Bad Request',
-  408: 'Request Timeout',
-  413: 'Content Too Large',
-  431: 'Request Header Fields Too Large',
-};
 
 /** The catalogue's error for a parser failure. */
 function problemOf(error: ClientError): ApiError {
@@ -38,7 +32,7 @@ export function answerClientError(error: ClientError, socket: Duplex): void {
     const problem = problemOf(error);
     const body = JSON.stringify(problem.toProblem());
     socket.write(
-      `HTTP/1.1 ${problem.status} ${REASONS[problem.status] ?? 'Bad Request'}\r\n` +
+      `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? 'Bad Request'}\r\n` +
         'Content-Type: application/problem+json; charset=utf-8\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         'X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n' +
