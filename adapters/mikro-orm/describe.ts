@@ -63,7 +63,7 @@ export function servedProperties(meta: EntityMetadata): EntityProperty[] {
  * Whether the property is a subclass's own, seen on the root of its single-table hierarchy:
  * MikroORM loads root rows as instances of their subclasses, whose serialization has it.
  */
-export function isVariant(meta: EntityMetadata, prop: EntityProperty): boolean {
+function isVariant(meta: EntityMetadata, prop: EntityProperty): boolean {
   return prop.inherited === true && meta.root === meta && meta.discriminatorMap !== undefined;
 }
 
