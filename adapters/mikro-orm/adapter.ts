@@ -57,6 +57,7 @@ import {
   ROOT_ALIAS,
 } from './plan.js';
 import { listWhereOf, orderByOf, whereOf } from './query.js';
+import { type RuntimeFilters, runtimeFiltersOf } from './runtime-filters.js';
 import { updateSchemaSafely } from './schema.js';
 import { markWritten } from './session-state.js';
 import { type NamedStatements, StatementRunner } from './statements.js';
@@ -135,6 +136,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   readonly #lookups = new Map<FieldPlan, Lookup | null>();
   readonly #failures: AdapterFailures;
   readonly #plain: PlainPath;
+  readonly #runtimeFilters: RuntimeFilters;
   readonly #links: LinkReader;
   // Why the fast path is off for every model (plain mode, or a MikroORM internal it needs is missing).
   readonly #fastOff: string | undefined;
@@ -161,6 +163,8 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       ...(options.namedStatements === undefined ? {} : { namedStatements: options.namedStatements }),
     });
     this.#failures = new AdapterFailures(orm);
+    // Starts finding the filters added with `em.addFilter()` before now; later ones are recorded.
+    this.#runtimeFilters = runtimeFiltersOf(orm);
     this.#plain = new PlainPath(orm, this.#failures);
     this.#fastOff = options.mode === 'plain' ? 'plain mode' : fastPathUnavailable(orm);
     // Links are read with the adapter's own SQL either way; the fast path only prepares it.
@@ -189,12 +193,14 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     const scheme = options.url.startsWith('sqlite:')
       ? 'sqlite'
       : (/^([a-z]+):/i.exec(options.url)?.[1] ?? '').toLowerCase();
-    return new MikroOrmAdapter(orm, {
+    const adapter = new MikroOrmAdapter(orm, {
       name: `mikro-orm:${scheme === 'postgres' ? 'postgresql' : scheme}`,
       ...(mode === undefined ? {} : { mode }),
       ...(directWrites === undefined ? {} : { directWrites }),
       ...(namedStatements === undefined ? {} : { namedStatements }),
     });
+    await adapter.#runtimeFilters.settled;
+    return adapter;
   }
 
   /** The model's description, read once from MikroORM's metadata. */

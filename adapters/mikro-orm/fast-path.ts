@@ -21,6 +21,7 @@ import type { ListQuery, ModelClass, ModelDescription } from '../../lib/types.js
 import { type AnyMikroORM, isComputed } from './describe.js';
 import { type Dialect, exactDatetimeKeyset } from './dialect.js';
 import { hasBuiltInType } from './field-types.js';
+import type { RuntimeFilters } from './runtime-filters.js';
 
 /** What the obstacle check reads of a plan under construction. */
 export interface FastPathCandidate {
@@ -62,7 +63,11 @@ function keyObstacle(name: string, key: EntityProperty): string | undefined {
 }
 
 /** Why the model must be served plainly, or undefined when the fast path is proved for its shape. */
-export function fastPathObstacle(orm: AnyMikroORM, plan: FastPathCandidate): string | undefined {
+export function fastPathObstacle(
+  orm: AnyMikroORM,
+  plan: FastPathCandidate,
+  runtime: RuntimeFilters,
+): string | undefined {
   const { meta } = plan;
   if (plan.dialect === 'other') return 'the database is not SQLite, PostgreSQL or MySQL/MariaDB';
   if (plan.filtered) return 'MikroORM filters apply';
@@ -82,7 +87,8 @@ export function fastPathObstacle(orm: AnyMikroORM, plan: FastPathCandidate): str
       return `${meta.className}.${prop.name} is an inverse one-to-one`;
     // MikroORM joins a to-one relation whose target has filters on every load and applies them:
     // a row whose target they hide is left out (a NOT NULL key) or shows the relation as null.
-    if (filteredTarget(orm, prop)) return `${meta.className}.${prop.name} has a target with MikroORM filters`;
+    if (filteredTarget(orm, prop, runtime))
+      return `${meta.className}.${prop.name} has a target with MikroORM filters`;
     const obstacle = propertyObstacle(meta, prop);
     if (obstacle !== undefined) return obstacle;
   }
@@ -90,10 +96,12 @@ export function fastPathObstacle(orm: AnyMikroORM, plan: FastPathCandidate): str
 }
 
 /** Whether MikroORM applies the filters of a to-one relation's target to every load of its owner. */
-function filteredTarget(orm: AnyMikroORM, prop: EntityProperty): boolean {
+function filteredTarget(orm: AnyMikroORM, prop: EntityProperty, runtime: RuntimeFilters): boolean {
   if (prop.kind !== ReferenceKind.MANY_TO_ONE && prop.kind !== ReferenceKind.ONE_TO_ONE) return false;
   if (orm.config.get('autoJoinRefsForFilters') === false || prop.filters === false) return false;
-  return Object.keys(prop.targetMeta?.filters ?? {}).length > 0;
+  const target = prop.targetMeta;
+  if (target === undefined) return false;
+  return Object.keys(target.filters ?? {}).length > 0 || runtime.reaches(target);
 }
 
 /** What the per-query check reads of a plan: its fields by JSON name, and other models' plans. */

@@ -19,6 +19,7 @@ import {
 import { type Dialect, dialectOf } from './dialect.js';
 import { fastPathObstacle } from './fast-path.js';
 import { readBackReason } from './read-back.js';
+import { runtimeFiltersOf } from './runtime-filters.js';
 import { type Decoder, decoderFor, type Encoder, encoderFor } from './values.js';
 
 /** One served field with everything needed to read and write it. */
@@ -212,17 +213,35 @@ export function buildPlan(orm: AnyMikroORM, model: ModelClass, planOf?: PlanReso
   const byName = new Map(fields.map((plan) => [plan.field.name, plan]));
   refuseForcedObjects(orm, meta, fields);
   warnFilterArguments(orm, meta);
-  const filtered = Object.keys(meta.filters).length > 0 || Object.keys(orm.config.get('filters')).length > 0;
-  const partial = { description, meta, entity: model, fields, byName, dialect, filtered };
-  return {
-    ...partial,
+  const declared = Object.keys(meta.filters).length > 0 || Object.keys(orm.config.get('filters')).length > 0;
+  const runtime = runtimeFiltersOf(orm);
+  let obstacle: string | undefined;
+  let epoch = -1;
+  const plan: ModelPlan = {
+    description,
+    meta,
+    entity: model,
+    fields,
+    byName,
+    dialect,
+    // Filters added with `em.addFilter()` may come at any time (runtime-filters.ts).
+    get filtered() {
+      return declared || runtime.reaches(meta);
+    },
     primary: byName.get(description.primaryKey) as FieldPlan,
-    select: fields.map((plan) => plan.select),
-    fastObstacle: fastPathObstacle(orm, partial),
-    readBack: readBackReason(partial),
+    select: fields.map((field) => field.select),
+    get fastObstacle() {
+      if (epoch !== runtime.epoch) {
+        epoch = runtime.epoch;
+        obstacle = fastPathObstacle(orm, plan, runtime);
+      }
+      return obstacle;
+    },
+    readBack: readBackReason({ meta, fields, dialect }),
     collections: new Map(collections.map((collection) => [collection.description.name, collection])),
     planOf: planOf ?? cachingResolver(orm),
   };
+  return plan;
 }
 
 /**
