@@ -84,7 +84,10 @@ export class PlainPath {
     field: FieldPlan,
     value: unknown,
   ): Promise<RawRecord | undefined> {
-    const entity = await this.#load(session, plan, { [field.prop.name]: value }, readConnectionType(session));
+    // A key alone, as applications call `em.findOne(Post, 1)`: MikroORM builds the same condition
+    // from it with less work than from `{ id: 1 }`.
+    const where = field === plan.primary && isBareKey(plan, value) ? value : { [field.prop.name]: value };
+    const entity = await this.#load(session, plan, where, readConnectionType(session));
     if (entity === undefined) return undefined;
     return this.#exactOne(session, plan, this.record(plan, entity));
   }
@@ -210,8 +213,9 @@ export class PlainPath {
    */
   record(plan: ModelPlan, entity: object): RawRecord {
     const wrapped = wrap(entity, true);
-    const record = wrapped.toObject() as RawRecord;
     const shape = recordShape(plan);
+    // Collections are left to `toObject` to skip: cheaper than deleting them from its result.
+    const record = wrapped.toObject(shape.collectionProps as never[]) as RawRecord;
     // A collection loaded in this session (written, or populated for a write) is no part of a record.
     for (const name of shape.collections) if (name in record) delete record[name];
     // On the root of an inheritance hierarchy, the instance is of one subclass: another's fields
@@ -322,7 +326,7 @@ export class PlainPath {
   async #load(
     session: EntityManager,
     plan: ModelPlan,
-    where: Row,
+    where: Row | string | number | bigint,
     connectionType: 'read' | 'write' | undefined,
     populate: readonly string[] = [],
   ): Promise<object | undefined> {
@@ -401,6 +405,8 @@ const everyField = (): boolean => true;
 interface RecordShape {
   /** JSON names of the to-many collections, which a record never holds. */
   readonly collections: readonly string[];
+  /** Their MikroORM property names, which `toObject` is told to leave out. */
+  readonly collectionProps: readonly string[];
   /** Hidden fields, which `toObject()` leaves out and the core needs. */
   readonly hidden: readonly FieldPlan[];
   /** Visible many-to-one and one-to-one fields, always sent as the target's key. */
@@ -419,10 +425,12 @@ const shapes = new WeakMap<ModelPlan, RecordShape>();
 function recordShape(plan: ModelPlan): RecordShape {
   let shape = shapes.get(plan);
   if (shape === undefined) {
+    const collections = plan.meta.relations.filter(
+      (prop) => prop.kind === ReferenceKind.ONE_TO_MANY || prop.kind === ReferenceKind.MANY_TO_MANY,
+    );
     shape = {
-      collections: plan.meta.relations
-        .filter((prop) => prop.kind === ReferenceKind.ONE_TO_MANY || prop.kind === ReferenceKind.MANY_TO_MANY)
-        .map((prop) => prop.serializedName ?? prop.name),
+      collections: collections.map((prop) => prop.serializedName ?? prop.name),
+      collectionProps: collections.map((prop) => prop.name),
       hidden: plan.fields.filter((field) => field.field.hidden === true),
       references: plan.fields.filter((field) => !field.field.hidden && field.field.relation !== undefined),
       inverse: plan.fields.filter((field) => !field.field.hidden && isInverseOneToOne(field.prop)),
@@ -440,6 +448,14 @@ function recordShape(plan: ModelPlan): RecordShape {
     shapes.set(plan, shape);
   }
   return shape;
+}
+
+/** Whether `em.findOne` may take the value as the model's one primary key, as it is. */
+function isBareKey(plan: ModelPlan, value: unknown): value is string | number | bigint {
+  return (
+    plan.meta.primaryKeys.length === 1 &&
+    (typeof value === 'number' || typeof value === 'string' || typeof value === 'bigint')
+  );
 }
 
 /** Whether a bigint's JSON form (a string of digits) is a number JS cannot hold exactly. */
