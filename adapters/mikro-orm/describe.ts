@@ -24,7 +24,8 @@ import { explicitTableName, mixinFieldsOf } from '../../lib/model/framework-mode
 import { defaultTableName } from '../../lib/model/table-name.js';
 import type { FieldDescription, FieldType, ModelClass } from '../../lib/types.js';
 import { declaredTableName, omittedWhenDeclared } from './conventions.js';
-import { fieldTypeOf, integerRangeOf } from './field-types.js';
+import { dialectOf } from './dialect.js';
+import { fieldTypeOf, integerRangeOf, stringLengthOf } from './field-types.js';
 import { keyComparisonOf } from './key-comparison.js';
 
 /** A MikroORM instance with any SQL or other driver and any entity list. */
@@ -187,6 +188,7 @@ function isUnique(meta: EntityMetadata, prop: EntityProperty): boolean {
 function relationFacts(
   meta: EntityMetadata,
   prop: EntityProperty,
+  columns?: Platform,
 ): Pick<FieldDescription, 'type' | 'relation'> {
   const target = prop.targetMeta;
   const targetKeyProp = target?.getPrimaryProps()[0];
@@ -195,7 +197,7 @@ function relationFacts(
       `${meta.className}.${prop.name} references ${target?.className ?? 'an entity'} with a composite or missing primary key; koa-model-api needs single-column keys.`,
     );
   }
-  const type = targetKeyProp.kind === ReferenceKind.SCALAR ? fieldTypeOf(targetKeyProp) : undefined;
+  const type = targetKeyProp.kind === ReferenceKind.SCALAR ? fieldTypeOf(targetKeyProp, columns) : undefined;
   if (type === undefined) {
     throw new ConfigurationError(
       `${meta.className}.${prop.name}: the primary key of ${target.className} has a type koa-model-api cannot serve.`,
@@ -213,14 +215,26 @@ function relationFacts(
 }
 
 /** The core kind of a scalar property, or a ConfigurationError saying what to do. */
-function scalarType(meta: EntityMetadata, prop: EntityProperty): FieldType {
+function scalarType(meta: EntityMetadata, prop: EntityProperty, columns?: Platform): FieldType {
   checkJsonForm(meta, prop);
-  const mapped = fieldTypeOf(prop);
+  const mapped = fieldTypeOf(prop, columns);
   if (mapped !== undefined) return mapped;
   // A value the ORM computes or keeps in memory only is shown as MikroORM serializes it.
   if (isComputed(meta, prop)) return 'json';
   throw new ConfigurationError(
     `${meta.className}.${prop.name} has the type "${String(prop.type)}", which koa-model-api cannot serve as JSON; use a supported type, a custom Type, or \`persist: false\`.`,
+  );
+}
+
+/**
+ * A JSON name is also a name in the query string: a dot there walks into a relation or an
+ * embedded object (`filter[owner.name]`), brackets end the name (`filter[name][$like]`).
+ */
+function checkJsonName(meta: EntityMetadata, prop: EntityProperty): void {
+  const name = jsonNameOf(prop);
+  if (!/[.[\]]/.test(name)) return;
+  throw new ConfigurationError(
+    `${meta.className}.${prop.name}: its JSON name "${name}" holds a "." or a bracket, which list parameters read as a path (filter[a.b], sort=a.b). Give it a serializedName without them.`,
   );
 }
 
@@ -265,6 +279,7 @@ function fieldFacts(
   varcharLength: number,
   columns?: Platform,
 ): FieldFacts {
+  checkJsonName(meta, prop);
   const isRelation = prop.kind === ReferenceKind.MANY_TO_ONE || prop.kind === ReferenceKind.ONE_TO_ONE;
   // An inverse one-to-one is read-only, like a computed value: MikroORM writes the owning side.
   const inverse = isInverseOneToOne(prop);
@@ -276,9 +291,9 @@ function fieldFacts(
   let itemType: FieldDescription['itemType'];
   if (inverse) {
     // The owner's key, served as MikroORM serializes it; not a relation the core filters or embeds.
-    ({ type } = relationFacts(meta, prop));
+    ({ type } = relationFacts(meta, prop, columns));
   } else if (isRelation) {
-    ({ type, relation } = relationFacts(meta, prop));
+    ({ type, relation } = relationFacts(meta, prop, columns));
   } else if (prop.kind === ReferenceKind.EMBEDDED) {
     type = 'object';
     nested = embeddedFields(meta, prop, varcharLength, prop.object === true ? undefined : columns);
@@ -286,7 +301,7 @@ function fieldFacts(
     type = 'array';
     itemType = itemTypeOf(prop);
   } else {
-    type = scalarType(meta, prop);
+    type = scalarType(meta, prop, columns);
   }
   const primary = meta.primaryKeys.includes(prop.name);
   const nullable = prop.nullable === true;
@@ -332,7 +347,7 @@ function fieldFacts(
     // Servers make a string without a length varchar(255); SQLite gets the same limit so that the
     // API (validation, OpenAPI) does not depend on the database.
     ...(type === 'string' && !isRelation && !computed
-      ? { maxLength: prop.length && prop.length > 0 ? prop.length : varcharLength }
+      ? { maxLength: stringLengthOf(prop) ?? varcharLength }
       : {}),
     ...(type === 'enum' && prop.items !== undefined ? { enumValues: Object.freeze([...prop.items]) } : {}),
     ...range,
@@ -411,15 +426,36 @@ function checkMixinColumns(meta: EntityMetadata, model: ModelClass): void {
   }
 }
 
+/**
+ * MySQL and MariaDB hand back only an auto-increment key after an insert: a key the column's
+ * default makes (`defaultRaw: 'uuid()'`) could not be known, and MikroORM would go on with none.
+ */
+function checkGeneratedKey(meta: EntityMetadata, platform: Platform, initial: Record<string, unknown>): void {
+  if (dialectOf(platform) !== 'mysql') return;
+  for (const prop of meta.getPrimaryProps()) {
+    const madeByDatabase =
+      prop.autoincrement !== true && (prop.defaultRaw !== undefined || prop.generated !== undefined);
+    if (!madeByDatabase || prop.onCreate !== undefined || initial[prop.name] != null) continue;
+    throw new ConfigurationError(
+      `${meta.className}.${prop.name}: MySQL and MariaDB return only an auto-increment key after an insert, so the key this column's default makes could not be read back. Make the key in code (onCreate: () => randomUUID(), or an initializer), or use an auto-increment key.`,
+    );
+  }
+}
+
 /** What the core needs to build the model's description (composite keys are refused there). */
 export function modelFacts(orm: AnyMikroORM, model: ModelClass): ModelFacts {
   const meta = entityMetadata(orm, model);
   checkMixinColumns(meta, model);
   const table = checkedTable(orm, meta, model);
   const initial = initialValues(meta);
-  const primaryKeys = [...meta.primaryKeys] as string[];
+  // By JSON name, as every field: a key with a `serializedName` is served under it.
+  const primaryKeys = meta.primaryKeys.map((name) => {
+    const prop = meta.properties[name] as EntityProperty | undefined;
+    return prop === undefined ? String(name) : jsonNameOf(prop);
+  });
   // Refuse composite keys before reading fields: a composite key may be a relation of any shape.
   if (primaryKeys.length !== 1) return { model, name: meta.className, table, primaryKeys, fields: [] };
+  checkGeneratedKey(meta, orm.em.getPlatform(), initial);
   return {
     model,
     name: meta.className,

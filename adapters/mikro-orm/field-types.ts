@@ -60,6 +60,8 @@ const BY_TYPE_NAME: Readonly<Record<string, FieldType>> = {
   tinytext: 'text',
   mediumtext: 'text',
   longtext: 'text',
+  citext: 'text',
+  clob: 'text',
   uuid: 'uuid',
   integer: 'integer',
   int: 'integer',
@@ -94,12 +96,18 @@ const BY_TYPE_NAME: Readonly<Record<string, FieldType>> = {
   enum: 'enum',
 };
 
-/** The core field kind of a scalar property, or undefined when the core has no JSON form for it. */
-export function fieldTypeOf(prop: EntityProperty): FieldType | undefined {
+/**
+ * The core field kind of a scalar property, or undefined when the core has no JSON form for it.
+ * `platform` is the platform of its column, when it has one.
+ */
+export function fieldTypeOf(prop: EntityProperty, platform?: Platform): FieldType | undefined {
   if (prop.enum && (prop.items?.length ?? 0) > 0) return 'enum';
   const custom = prop.customType;
-  // In `number` mode MikroORM holds and serializes these as JSON numbers.
-  if ((custom instanceof DecimalType || custom instanceof BigIntType) && custom.mode === 'number')
+  // In `number` mode, or on a `number` property, MikroORM holds and serializes these as JSON numbers.
+  if (
+    (custom instanceof DecimalType || custom instanceof BigIntType) &&
+    (custom.mode === 'number' || prop.runtimeType === 'number')
+  )
     return 'number';
   if (custom !== undefined) {
     for (const [typeClass, fieldType] of BY_CUSTOM_TYPE) if (custom instanceof typeClass) return fieldType;
@@ -109,10 +117,47 @@ export function fieldTypeOf(prop: EntityProperty): FieldType | undefined {
   const typeName = typeof prop.type === 'string' ? prop.type.toLowerCase() : '';
   // `Date` (reflected design type) is a timestamp unless declared otherwise.
   if (typeName === 'date' && prop.runtimeType === 'Date') return 'datetime';
+  const column = BY_TYPE_NAME[columnBase(prop)];
   const byName = BY_TYPE_NAME[typeName];
-  if (byName !== undefined) return byName;
-  const column = (prop.columnTypes?.[0] ?? '').toLowerCase().replace(/\(.*$/, '').trim();
-  return BY_TYPE_NAME[column];
+  if (byName !== undefined) return refinedByColumn(byName, column, platform);
+  return column;
+}
+
+/** The base of the property's column type, lower-cased: `varchar(5)` → `varchar`. */
+function columnBase(prop: EntityProperty): string {
+  return (prop.columnTypes?.[0] ?? '').toLowerCase().replace(/\(.*$/, '').trim();
+}
+
+/**
+ * The kind a `columnType` gives a property whose declared type is broader: a `number` in a
+ * `real` column holds fractions, a `string` in a `text` column has no length, a `string` in a
+ * `time` column is a time of day. On SQLite MikroORM makes every string a `text` column, so there
+ * a `text` column tells nothing (declare `type: 'text'` instead).
+ */
+function refinedByColumn(declared: FieldType, column: FieldType | undefined, platform?: Platform): FieldType {
+  if (declared === 'integer' && column === 'number') return 'number';
+  if (declared === 'string' && column === 'time') return 'time';
+  if (
+    declared === 'string' &&
+    column === 'text' &&
+    platform !== undefined &&
+    dialectOf(platform) !== 'sqlite'
+  )
+    return 'text';
+  return declared;
+}
+
+/**
+ * The length a string column holds, from its column type (`varchar(5)`, `char(2)`) when it has
+ * one, else the property's `length`; undefined when neither says.
+ */
+export function stringLengthOf(prop: EntityProperty): number | undefined {
+  const declared =
+    /^\s*(?:varchar|character varying|char|character|nvarchar|nchar|varchar2)\s*\(\s*(\d+)\s*\)\s*$/i.exec(
+      prop.columnTypes?.[0] ?? '',
+    );
+  if (declared !== null) return Number(declared[1]);
+  return prop.length !== undefined && prop.length > 0 ? prop.length : undefined;
 }
 
 const BUILT_IN_TYPES: ReadonlySet<unknown> = new Set(Object.values(types));
