@@ -53,6 +53,7 @@ import {
   encodeCollections,
   encodeData,
   type FieldPlan,
+  keyBeyondReach,
   type ModelPlan,
   ROOT_ALIAS,
 } from './plan.js';
@@ -241,9 +242,10 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   get(session: EntityManager, model: ModelClass, id: RecordId): Promise<RawRecord | undefined> {
     try {
       const plan = this.#plan(model);
-      if (this.#isPlain(plan))
-        return this.#plain.findOne(session, plan, plan.primary, plan.primary.encode(id));
-      return this.#lookup(session, plan, plan.primary, plan.primary.encode(id));
+      const key = plan.primary.encode(id);
+      if (keyBeyondReach(plan.primary, key)) return Promise.resolve(undefined);
+      if (this.#isPlain(plan)) return this.#plain.findOne(session, plan, plan.primary, key);
+      return this.#lookup(session, plan, plan.primary, key);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -259,6 +261,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     const target = plan.byName.get(field);
     if (target === undefined) throw new ConfigurationError(`${plan.description.name} has no field ${field}.`);
     const encoded = value === null || value === undefined ? null : target.encode(value);
+    if (keyBeyondReach(target, encoded)) return undefined;
     if (this.#isPlain(plan)) return this.#plain.findOne(session, plan, target, encoded);
     if (encoded === null) return this.#first(session, plan, { [target.prop.name]: null });
     return this.#lookup(session, plan, target, encoded);
@@ -332,6 +335,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     data: Readonly<RawRecord>,
   ): Promise<RawRecord | undefined> {
     const plan = this.#plan(model);
+    if (keyBeyondReach(plan.primary, plan.primary.encode(id))) return undefined;
     const key = { [plan.primary.prop.name]: plan.primary.encode(id) };
     // A row keeps its key: the contract never lets a route change a primary key.
     const { [plan.primary.field.name]: _key, ...changes } = data;
@@ -358,6 +362,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
 
   async delete(session: EntityManager, model: ModelClass, id: RecordId): Promise<boolean> {
     const plan = this.#plan(model);
+    if (keyBeyondReach(plan.primary, plan.primary.encode(id))) return false;
     const key = { [plan.primary.prop.name]: plan.primary.encode(id) };
     if (this.#isPlain(plan)) return this.#plain.delete(session, plan, key);
     if (this.#directFor(plan, session, 'delete') !== undefined) {

@@ -38,6 +38,11 @@ export interface FieldPlan {
   readonly bigint: boolean;
   /** The years a date or datetime column of this database holds, when it holds fewer than JavaScript. */
   readonly years?: readonly [first: number, last: number];
+  /**
+   * A 64-bit key (the primary key, or a reference to one) that only holds values JavaScript numbers
+   * hold exactly: on SQLite, where MikroORM's driver reads integers as numbers (`keyBeyondReach`).
+   */
+  readonly exactKeysOnly?: boolean;
 }
 
 /** Everything the adapter needs for one model. */
@@ -148,8 +153,32 @@ function fieldPlanOf(
     encodeKeyset: keysetEncoderOf(prop, dialect, encode),
     bigint: field.type === 'bigint' || valueProp.customType instanceof BigIntType,
     ...(inJson ? {} : yearsOf(field, dialect)),
+    ...(dialect === 'sqlite' &&
+    (field.primary || field.relation !== undefined) &&
+    (field.type === 'bigint' || valueProp.customType instanceof BigIntType)
+      ? { exactKeysOnly: true }
+      : {}),
   };
 }
+
+/**
+ * Whether a key is one MikroORM cannot find again: SQLite hands integers to MikroORM as numbers,
+ * and one beyond 2^53 comes back rounded, so the identity map, a re-read and an update's `where`
+ * would name another row (or none). Such keys are not written, and a path naming one finds nothing.
+ */
+export function keyBeyondReach(field: FieldPlan, value: unknown): boolean {
+  if (field.exactKeysOnly !== true || value === null || value === undefined) return false;
+  let n: bigint;
+  try {
+    n = BigInt(value as string | number | bigint);
+  } catch {
+    return false;
+  }
+  return n > BigInt(Number.MAX_SAFE_INTEGER) || n < -BigInt(Number.MAX_SAFE_INTEGER);
+}
+
+const BEYOND_REACH =
+  'SQLite hands integers to MikroORM as JavaScript numbers: a key beyond ±9007199254740991 would be read back as another.';
 
 /**
  * MariaDB and MySQL hold the years 1000 to 9999 in `date` and `datetime` (mysql2 reads an earlier
@@ -348,6 +377,7 @@ function checkColumnRange(field: FieldPlan, path: string, value: unknown): void 
   }
   if (field.years !== undefined) checkYear(field.years, path, value);
   else if (field.bigint) checkBigintRange(path, value);
+  if (keyBeyondReach(field, value)) throw ApiError.validation([{ path, message: BEYOND_REACH }]);
 }
 
 /** The year of a date (`YYYY-MM-DD`) or datetime (any offset: its UTC year) is within the column's. */
@@ -394,6 +424,8 @@ export function encodeCollections(plan: ModelPlan, data: Readonly<RawRecord>): R
     if (!collection.description.writable || !Array.isArray(keys)) continue;
     const key = plan.planOf(collection.description.targetModel).primary;
     encoded[collection.prop.name] = keys.map((item: unknown, index) => {
+      if (keyBeyondReach(key, item))
+        throw ApiError.validation([{ path: `${name}[${index}]`, message: BEYOND_REACH }]);
       try {
         return key.encode(item);
       } catch {
