@@ -99,6 +99,11 @@ export interface FieldDescription {
    * translates it back itself: the core sees JSON names only.
    */
   readonly name: string;
+  /**
+   * The ORM's own name of the property, when the JSON name differs (a `serializedName`): the name
+   * a model's declarations use (`PROTECTED_FIELDS`, the admin flag), matched beside `name`.
+   */
+  readonly property?: string;
   /** For a relation: the type of the referenced primary key. */
   readonly type: FieldType;
   /** `null` is an accepted and storable value. */

@@ -328,6 +328,7 @@ function fieldFacts(
       : undefined;
   const field: FieldFacts = {
     name: jsonNameOf(prop),
+    ...(jsonNameOf(prop) === prop.name ? {} : { property: prop.name }),
     type,
     nullable: nullable || variant || (computed && !isDiscriminator(meta, prop)),
     required: !nullable && !hasDefault && !variant,

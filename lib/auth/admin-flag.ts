@@ -18,6 +18,7 @@ export function findAdminFlag(model: ModelDescription): AdminFlag | undefined {
 
 /** The admin flag of a user model; a `ConfigurationError` when the model has none. */
 export function adminFlagOf(model: ModelDescription): AdminFlag {
+  checkFlagNames(model);
   const flag = findAdminFlag(model);
   if (flag === undefined) {
     throw new ConfigurationError(
@@ -25,6 +26,25 @@ export function adminFlagOf(model: ModelDescription): AdminFlag {
     );
   }
   return flag;
+}
+
+/**
+ * The plugin finds, reads, writes and protects the flag by one name: a flag served under another
+ * JSON name (`serializedName`), or another property served under a flag's name, would split them.
+ */
+function checkFlagNames(model: ModelDescription): void {
+  const flags: readonly string[] = ADMIN_FLAGS;
+  for (const field of model.fields) {
+    if (field.property === undefined) continue;
+    if (flags.includes(field.property))
+      throw new ConfigurationError(
+        `User model ${model.name}: the admin flag ${field.property} is served as "${field.name}" (serializedName); the auth plugin reads, writes and protects the flag by its own name. Remove the serializedName.`,
+      );
+    if (flags.includes(field.name))
+      throw new ConfigurationError(
+        `User model ${model.name}: the property ${field.property} is served under the admin flag's name "${field.name}" (serializedName). Give it another serializedName.`,
+      );
+  }
 }
 
 /** Reads an admin flag value as stored (drivers may give 1/0 or '1'/'0' for booleans). */

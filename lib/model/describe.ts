@@ -147,6 +147,7 @@ export function buildModelDescription(facts: ModelFacts): ModelDescription {
     const writable =
       facts.readOnly !== true &&
       !protectedFields.has(field.name) &&
+      !(field.property !== undefined && protectedFields.has(field.property)) &&
       (!isKey || (!field.generated && !field.hasDefault));
     return finishField(field, `${facts.name}.${field.name}`, isKey, writable);
   });

@@ -141,13 +141,14 @@ function unstorableValues(body: Record<string, unknown>): FieldError[] {
 }
 
 /**
- * A client-chosen key of `.` or `..` would be stored, but no URL reaches it: clients resolve
- * `/codes/.` to `/codes/` and `/codes/..` to `/` before sending (RFC 3986 dot segments).
+ * A client-chosen key of `.`, `..` or nothing would be stored, but no URL reaches it: clients
+ * resolve `/codes/.` to `/codes/` and `/codes/..` to `/` before sending (RFC 3986 dot segments),
+ * and `/codes/` is the collection.
  */
 function unaddressableKey(model: ModelDescription, clean: RawRecord): FieldError[] {
   const key = clean[model.primaryKey];
-  return key === '.' || key === '..'
-    ? [{ path: model.primaryKey, message: 'A key of "." or ".." cannot be addressed in a URL.' }]
+  return key === '.' || key === '..' || key === ''
+    ? [{ path: model.primaryKey, message: 'A key of "", "." or ".." cannot be addressed in a URL.' }]
     : [];
 }
 

@@ -125,6 +125,11 @@ for (const target of databaseTargets()) {
       it(`${mode}: a key with a serializedName is served under it, as MikroORM serializes it`, async () => {
         const adapter = mode === 'fast' ? created : new MikroOrmAdapter(created.orm, { mode });
         assert.equal(adapter.describe(Badge).primaryKey, 'key');
+        assert.equal(
+          adapter.describe(Badge).fieldsByName.get('key')?.property,
+          'id',
+          'the ORM name, for PROTECTED_FIELDS',
+        );
         const record = await adapter.create(adapter.openSession(), Badge, { label: mode });
         const loaded = await created.orm.em.fork().findOneOrFail(Badge, record.key as number);
         assert.deepEqual(record, wrap(loaded).toObject() as Record<string, unknown>);

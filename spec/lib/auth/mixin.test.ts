@@ -119,6 +119,22 @@ describe('admin flag discovery', () => {
     assert.throws(() => adminFlagOf(flags([])), ConfigurationError);
   });
 
+  it('refuses a flag served under another JSON name, and another property served under a flag name', () => {
+    const renamed = describeFields(User, {
+      isAdmin: { type: 'boolean', hasDefault: true, property: 'is_admin' },
+    });
+    assert.throws(
+      () => adminFlagOf(renamed),
+      (error: unknown) =>
+        error instanceof ConfigurationError && /is_admin.*"isAdmin".*serializedName/.test(error.message),
+    );
+    const impostor = describeFields(User, {
+      is_admin: { type: 'string', hasDefault: true, property: 'title' },
+      staff: { type: 'boolean', hasDefault: true, property: 'is_staff' },
+    });
+    assert.throws(() => adminFlagOf(impostor), ConfigurationError);
+  });
+
   it('reads flags as drivers return them', () => {
     for (const yes of [true, 1, '1', 'true', 1n]) assert.equal(isTruthyFlag(yes), true, String(yes));
     for (const no of [false, 0, '0', 'false', null, undefined, 0n])

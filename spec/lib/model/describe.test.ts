@@ -35,6 +35,18 @@ describe('buildModelDescription', () => {
     assert.equal(account.fieldsByName.get('name')?.writable, true);
   });
 
+  it('protects a field listed by its ORM property name when it is served under another JSON name', () => {
+    class Product extends FrameworkModel {
+      static readonly [PROTECTED_FIELDS] = ['approved'];
+    }
+    const product = describeFields(Product, {
+      isApproved: { type: 'boolean', hasDefault: true, property: 'approved' },
+      name: { type: 'string' },
+    });
+    assert.equal(product.fieldsByName.get('isApproved')?.writable, false);
+    assert.equal(product.fieldsByName.get('name')?.writable, true);
+  });
+
   it('lets a client give a natural key that the database does not generate', () => {
     const country = buildModelDescription({
       model: Country,

@@ -102,11 +102,11 @@ describe('compileWriteValidator', () => {
     );
   });
 
-  it('refuses a client-chosen key of "." or "..", which no URL reaches', () => {
+  it('refuses a client-chosen key of "", "." or "..", which no URL reaches', () => {
     class Code extends FrameworkModel {}
     const codes = describeFields(Code, { id: { type: 'string', primary: true, maxLength: 10 } });
     const createCode = compileWriteValidator(codes, { mode: 'create', strict: false });
-    for (const code of ['.', '..'])
+    for (const code of ['.', '..', ''])
       assert.deepEqual(
         problems(() => createCode({ id: code })).map((error) => error.path),
         ['id'],
