@@ -108,7 +108,8 @@ const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * The fields whose value holds what JSON parses but no column keeps: a string with a lone UTF-16
- * surrogate (`"\ud800"`; each database would store U+FFFD, PostgreSQL's jsonb refuses it) or a
+ * surrogate (`"\ud800"`; each database would store U+FFFD, PostgreSQL's jsonb refuses it), a NUL
+ * inside a JSON value or an array (PostgreSQL refuses it; refused on every database alike), or a
  * number beyond a double (`1e400` parses to Infinity, which JSON writes back as null). Iterative,
  * so that a deeply nested JSON value cannot exhaust the stack.
  */
@@ -121,9 +122,11 @@ function unstorableValues(body: Record<string, unknown>): FieldError[] {
       const message =
         typeof next === 'string' && LONE_SURROGATE.test(next)
           ? 'must be well-formed Unicode text (a lone surrogate)'
-          : typeof next === 'number' && !Number.isFinite(next)
-            ? 'must be a finite number'
-            : undefined;
+          : typeof next === 'string' && next.includes('\u0000')
+            ? 'must not hold the character U+0000, which PostgreSQL cannot store'
+            : typeof next === 'number' && !Number.isFinite(next)
+              ? 'must be a finite number'
+              : undefined;
       if (message !== undefined) {
         errors.push({ path: field, message });
         break;

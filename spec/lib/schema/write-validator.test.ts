@@ -85,6 +85,21 @@ describe('compileWriteValidator', () => {
     );
   });
 
+  it('refuses a NUL inside a JSON value or its keys, naming the field (PostgreSQL cannot store one)', () => {
+    const extra = compileWriteValidator(model, {
+      mode: 'update',
+      strict: false,
+      extraFields: { settings: {}, other: {} },
+    });
+    for (const json of ['{"settings":{"a":"x\\u0000y"},"other":1}', '{"settings":{"k\\u0000":1},"other":1}'])
+      assert.deepEqual(
+        problems(() => extra(JSON.parse(json))).map((error) => error.path),
+        ['settings'],
+        json,
+      );
+    assert.deepEqual(extra({ settings: { a: 'x' }, other: 1 }), { settings: { a: 'x' }, other: 1 });
+  });
+
   it('refuses a number beyond a double (1e400 parses to Infinity, which JSON writes as null)', () => {
     assert.deepEqual(
       problems(() => update(JSON.parse('{"age":1e400}'))).map((error) => error.path),
