@@ -121,7 +121,8 @@ function login(runtime: AuthRuntime, bodyLimit: number): Handler {
     const { username, password } = loginCredentials(await read(ctx));
     const rules = usernameRulesOf(runtime);
     // The throttle counts the stored form: `ADMIN` and `admin` are one name, as in the database.
-    await runtime.throttle?.attempt(rules.lookupKey(username), ctx.ip);
+    const key = rules.lookupKey(username);
+    await runtime.throttle?.attempt(key, ctx.ip);
     const adapter = runtime.adapterFor(ctx);
     const binding = runtime.binding(adapter);
     const session = sessionOf(ctx, adapter);
@@ -129,7 +130,15 @@ function login(runtime: AuthRuntime, bodyLimit: number): Handler {
     const storable = (name: string): boolean =>
       !name.includes('\u0000') &&
       (binding.usernameMaxLength === undefined || [...name].length <= binding.usernameMaxLength);
-    const find = (name: string) => adapter.findBy(session, runtime.userModel, binding.usernameField, name);
+    // Only a row whose own name has the counted form is this name's user: a collation that ignores
+    // accents, case or trailing spaces (MariaDB's) would otherwise let `tärget` or `target ` log in
+    // as `target` on a counter of their own. The refusal is an unknown user's, dummy hash included.
+    const find = async (name: string) => {
+      const found = await adapter.findBy(session, runtime.userModel, binding.usernameField, name);
+      return found !== undefined && rules.lookupKey(String(found[binding.usernameField])) === key
+        ? found
+        : undefined;
+    };
     const checked = rules.check(username);
     let row = checked.ok && storable(checked.name) ? await find(checked.name) : undefined;
     // A user stored before the rules (display case, a name they now refuse) logs in as stored.
@@ -139,7 +148,7 @@ function login(runtime: AuthRuntime, bodyLimit: number): Handler {
     // Unknown user and wrong password cost the same (a dummy hash) and answer the same.
     const check = await runtime.passwords.check(password, row?.hashed_password);
     if (row === undefined || !check.ok) throw ApiError.invalidCredentials();
-    await runtime.throttle?.succeeded(rules.lookupKey(username), ctx.ip);
+    await runtime.throttle?.succeeded(key, ctx.ip);
     // After the password check: the refusal tells nothing to someone without the password.
     assertEmailVerified(runtime.account?.options, row);
     const id = row[binding.model.primaryKey];

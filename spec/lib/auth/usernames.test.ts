@@ -144,6 +144,50 @@ for (const target of databaseTargets()) {
       );
     });
 
+    it('never logs in a spelling whose normal form is another name, though the collation matches it', async () => {
+      // MariaDB's utf8mb4_general_ci ignores accents, case and trailing spaces: each of these finds
+      // `target`, and each would have a throttle counter of its own.
+      const created = await call(fx.server, 'POST', '/register', {
+        json: { username: 'target', email: 'target@example.com', password: 'target password' },
+      });
+      assert.equal(created.status, 201);
+      for (let i = 0; i < 5; i++) {
+        const failed = await call(fx.server, 'POST', '/login', {
+          json: { username: 'target', password: 'wrong password' },
+        });
+        assert.equal(failed.status, 401);
+      }
+      const blocked = await call(fx.server, 'POST', '/login', {
+        json: { username: 'target', password: 'target password' },
+      });
+      assert.equal(blocked.status, 429);
+      for (const name of ['tärget', 'TÄRGET', 'tårget', 'targét', 'target ', 'TARGET ']) {
+        const login = await call(fx.server, 'POST', '/login', {
+          json: { username: name, password: 'target password' },
+        });
+        assert.equal(login.status, 401, JSON.stringify(name));
+        assert.equal(login.body.code, 'invalid_credentials');
+      }
+    });
+
+    it("keeps case apart at login with 'sensitive', whatever the collation", async () => {
+      const sensitive = await fx.variant({ username_case: 'sensitive' });
+      const created = await call(sensitive.server, 'POST', '/register', {
+        json: { username: 'CaseKept', email: 'casekept@example.com', password: 'password-1' },
+      });
+      assert.equal(created.status, 201);
+      const exact = await call(sensitive.server, 'POST', '/login', {
+        json: { username: 'CaseKept', password: 'password-1' },
+      });
+      assert.equal(exact.status, 200);
+      for (const name of ['casekept', 'CASEKEPT', 'CaseKépt']) {
+        const other = await call(sensitive.server, 'POST', '/login', {
+          json: { username: name, password: 'password-1' },
+        });
+        assert.equal(other.status, 401, name);
+      }
+    });
+
     it('counts failures under any spelling of a name on one throttle counter', async () => {
       const limited = await fx.variant({ throttle: { username: { attempts: 3, window: 60 } } });
       for (let i = 0; i < 3; i++) {

@@ -67,6 +67,10 @@ export const usernameCases: readonly SecurityCase[] = [
     requests: () => [
       { method: 'POST', path: '/login', json: { username: 'root_\u0430dmin', password: ADMIN.password } },
       { method: 'POST', path: '/login', json: { username: 'root_admin\u200b', password: ADMIN.password } },
+      // Spellings MariaDB's default collation matches with root_admin (accents, case, trailing space).
+      { method: 'POST', path: '/login', json: { username: 'röot_admin', password: ADMIN.password } },
+      { method: 'POST', path: '/login', json: { username: 'ROOT_ÀDMIN', password: ADMIN.password } },
+      { method: 'POST', path: '/login', json: { username: 'root_admin ', password: ADMIN.password } },
     ],
     expect: (responses) => {
       for (const response of responses) expectStatus(response, 401, 'invalid_credentials');
