@@ -56,7 +56,12 @@ function emailOf(body: Record<string, unknown>): string {
   return email;
 }
 
-/** The user of an email address: as given, then in lower case (addresses are usually stored so). */
+/**
+ * The user of an email address: as given, then in lower case (addresses are usually stored so).
+ * Only a row whose address is the given one in some case counts: the throttle counts the address
+ * in lower case, and a collation that ignores accents or trailing spaces (MariaDB's) would
+ * otherwise mail `vic@example.com` for `vić@example.com` on a counter of its own.
+ */
 async function findByEmail(
   service: AccountService,
   adapter: OrmAdapter,
@@ -65,9 +70,12 @@ async function findByEmail(
 ): Promise<RawRecord | undefined> {
   const { userModel } = service.runtime;
   const field = service.options.emailField;
-  const row = await adapter.findBy(session, userModel, field, email);
   const lower = email.toLowerCase();
-  return row ?? (lower === email ? undefined : adapter.findBy(session, userModel, field, lower));
+  const find = async (value: string): Promise<RawRecord | undefined> => {
+    const row = await adapter.findBy(session, userModel, field, value);
+    return row !== undefined && String(row[field]).toLowerCase() === lower ? row : undefined;
+  };
+  return (await find(email)) ?? (lower === email ? undefined : find(lower));
 }
 
 /** The stored row a presented token names, when its digest and expiry hold; `undefined` otherwise. */

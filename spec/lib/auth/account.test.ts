@@ -342,6 +342,35 @@ for (const target of databaseTargets().filter((name) => name !== 'sqlite-file'))
       );
     });
 
+    it('mails only an address that is the stored one in some case, so each has one counter', async () => {
+      // MariaDB's utf8mb4_general_ci finds `vic.accent@example.com` for each look-alike below,
+      // which /forgot-password would count on a counter of its own (3 mails each).
+      const strict = await startApp(adapter, sink, {
+        throttle: { forgot_email: { attempts: 3, window: 60 } },
+      });
+      extra.push(strict);
+      const stored = 'vic.accent@example.com';
+      await registerUser(fx.server, { email: stored });
+      for (const email of ['vić.accent@example.com', 'vic.accent@exämple.com', 'VIC.ÄCCENT@EXAMPLE.COM']) {
+        for (const path of ['/forgot-password', '/verify-email/request']) {
+          const asked = await call(strict.server, 'POST', path, { json: { email } });
+          assert.equal(asked.status, 202, `${path} ${email}`);
+        }
+      }
+      await strict.account.idle();
+      assert.equal(sink.countFor(stored), 0, 'no mail for another address');
+      for (const email of ['VIC.ACCENT@EXAMPLE.COM', 'Vic.Accent@example.com', stored]) {
+        assert.equal(
+          (await call(strict.server, 'POST', '/forgot-password', { json: { email } })).status,
+          202,
+        );
+      }
+      const refused = await call(strict.server, 'POST', '/forgot-password', { json: { email: stored } });
+      assert.equal(refused.status, 429);
+      await strict.account.idle();
+      assert.equal(sink.countFor(stored), 3, 'the three spellings of the stored address share its counter');
+    });
+
     it('throttles /reset-password per client address', async () => {
       const strict = await startApp(adapter, sink, {
         throttle: { reset_address: { attempts: 3, window: 60 } },
