@@ -55,7 +55,7 @@ export const ERROR_CATALOGUE = {
   header_fields_too_large: { status: 431, title: 'Request header fields too large' },
   /** 500: an unexpected failure; the detail never reveals internals. */
   internal_error: { status: 500, title: 'Internal server error' },
-  /** 503: the database cannot be reached (also the answer of `/health/ready` then). */
+  /** 503: the database, or a store the auth plugin needs (its throttle's Redis), cannot be reached (also the answer of `/health/ready` for the database). */
   service_unavailable: { status: 503, title: 'Service unavailable' },
 } as const;
 

@@ -145,7 +145,8 @@ export const PROBLEM_RESPONSES = {
   ServiceUnavailable: {
     status: 503,
     code: 'service_unavailable',
-    description: 'The database cannot be reached; retry after the given delay.',
+    description:
+      'A service the request needs (the database, the throttle store) cannot answer; retry after the given delay.',
     headers: { 'Retry-After': 'RetryAfter' },
   },
 } as const satisfies Record<string, ProblemResponseSpec>;

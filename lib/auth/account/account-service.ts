@@ -10,7 +10,7 @@ import type { OrmAdapter, RawRecord } from '../../types.js';
 import { isTruthyFlag } from '../admin-flag.js';
 import type { LinkMailInput, MailContent } from '../mail/templates.js';
 import type { AuthRuntime } from '../runtime.js';
-import type { ThrottleLimit } from '../throttle/login-throttle.js';
+import { type ThrottleLimit, throttleStoreUnavailable } from '../throttle/login-throttle.js';
 import { MemoryThrottleStore } from '../throttle/memory-store.js';
 import type { ThrottleStore } from '../throttle/store.js';
 import type { UserBinding } from '../user-binding.js';
@@ -61,7 +61,7 @@ export class AccountService {
     try {
       hit = await this.claims.hit(key, Math.max(1, Math.ceil(ttlMs / 1000)));
     } catch (error) {
-      throw ApiError.unavailable(error);
+      throw throttleStoreUnavailable(this.claims, error);
     }
     return { won: hit.count === 1, release: () => this.claims.reset(key).catch(() => undefined) };
   }
@@ -94,7 +94,7 @@ export class AccountService {
     try {
       hit = await throttle.store.hit(`${PREFIX[kind]}:${digest}`, limit.window);
     } catch (error) {
-      throw ApiError.unavailable(error);
+      throw throttleStoreUnavailable(throttle.store, error);
     }
     if (hit.count > limit.attempts) throw ApiError.tooManyRequests(hit.retryAfterSeconds);
   }

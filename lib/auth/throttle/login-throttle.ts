@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ApiError, ConfigurationError } from '../../errors.js';
+import { RedisThrottleStore } from './redis-store.js';
 import type { ThrottleStore } from './store.js';
 
 /** One limit: at most `attempts` within `window` seconds. */
@@ -64,6 +65,15 @@ export function resolveLimits(limits: Partial<ThrottleLimits> | undefined): Thro
   });
 }
 
+/** 503 with `Retry-After` for a throttle store that cannot answer, naming it: the database may be fine. */
+export function throttleStoreUnavailable(store: ThrottleStore, cause: unknown): ApiError {
+  const what = store instanceof RedisThrottleStore ? 'The throttle store (Redis)' : 'The throttle store';
+  return new ApiError('service_unavailable', `${what} is unavailable; retry later.`, {
+    headers: { 'Retry-After': '5' },
+    cause,
+  });
+}
+
 /** A short opaque key: usernames may be long and are personal data. */
 function keyOf(kind: 'p' | 'a' | 'r', ...parts: string[]): string {
   // NUL cannot occur in an address, so the pair (name, address) has one encoding.
@@ -113,7 +123,7 @@ export class LoginThrottle {
     try {
       return await run();
     } catch (error) {
-      throw ApiError.unavailable(error);
+      throw throttleStoreUnavailable(this.store, error);
     }
   }
 }

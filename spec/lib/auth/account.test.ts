@@ -14,6 +14,7 @@ import type { AccountOptions } from '../../../lib/auth/account/account-options.j
 import { type AccountService, assertEmailVerified } from '../../../lib/auth/account/account-service.js';
 import { mountAccountRoutes } from '../../../lib/auth/account/account-setup.js';
 import { AuthRouter } from '../../../lib/auth/auth-router.js';
+import { RedisThrottleStore } from '../../../lib/auth/throttle/redis-store.js';
 import { CrudRouter } from '../../../lib/crud/crud-router.js';
 import type { AppContext, AppState } from '../../../lib/types.js';
 import {
@@ -26,6 +27,7 @@ import { serve, type TestServer } from '../../support/http.js';
 import { authEntities, User } from './support/entities.js';
 import { BASE_OPTIONS, call, loginToken, memoryLogger, registerUser } from './support/harness.js';
 import { type SmtpSink, startSmtpSink, tokenOf } from './support/smtp-sink.js';
+import { unreachableRedis } from './support/unreachable-redis.js';
 
 /** Generous limits: the throttle has its own test. */
 const OPEN_LIMITS = {
@@ -369,6 +371,22 @@ for (const target of databaseTargets().filter((name) => name !== 'sqlite-file'))
       assert.equal(refused.status, 429);
       await strict.account.idle();
       assert.equal(sink.countFor(stored), 3, 'the three spellings of the stored address share its counter');
+    });
+
+    it('answers 503 naming the throttle store when its Redis cannot be reached', async () => {
+      const client = unreachableRedis();
+      try {
+        const down = await startApp(adapter, sink, { throttle_store: new RedisThrottleStore({ client }) });
+        extra.push(down);
+        const response = await call(down.server, 'POST', '/forgot-password', {
+          json: { email: 'anyone@example.com' },
+        });
+        assert.equal(response.status, 503);
+        assert.equal(response.body.detail, 'The throttle store (Redis) is unavailable; retry later.');
+        assert.equal(response.headers.get('retry-after'), '5');
+      } finally {
+        client.disconnect();
+      }
     });
 
     it('throttles /reset-password per client address', async () => {

@@ -7,6 +7,9 @@ import { MemoryThrottleStore } from '../../../lib/auth/throttle/memory-store.js'
 import { RedisThrottleStore } from '../../../lib/auth/throttle/redis-store.js';
 import type { ThrottleStore } from '../../../lib/auth/throttle/store.js';
 import { ApiError, ConfigurationError } from '../../../lib/errors.js';
+import { databaseTargets, requireTarget } from '../../support/databases.js';
+import { type AuthFixture, call, startAuthApp } from './support/harness.js';
+import { unreachableRedis } from './support/unreachable-redis.js';
 
 const REDIS_URL = process.env.KMA_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -143,6 +146,22 @@ describe('LoginThrottle', () => {
     };
     const error = await tooMany(() => new LoginThrottle(broken, limits).attempt('dave', '10.0.0.1'));
     assert.equal(error.status, 503);
+    // The store, not the database: an operator reading the answer looks at the right server.
+    assert.equal(error.message, 'The throttle store is unavailable; retry later.');
+    assert.equal(error.headers['Retry-After'], '5');
+  });
+
+  it('names Redis in the 503 of a Redis store that cannot be reached', async () => {
+    const client = unreachableRedis();
+    try {
+      const store = new RedisThrottleStore({ client });
+      const error = await tooMany(() => new LoginThrottle(store, limits).attempt('dave', '10.0.0.1'));
+      assert.equal(error.code, 'service_unavailable');
+      assert.equal(error.message, 'The throttle store (Redis) is unavailable; retry later.');
+      assert.equal(error.headers['Retry-After'], '5');
+    } finally {
+      client.disconnect();
+    }
   });
 
   it('checks the limits', () => {
@@ -220,3 +239,30 @@ describe('RedisThrottleStore (local Redis)', await redisAvailable(), () => {
     assert.throws(() => new RedisThrottleStore({ url: 'http://x' }), ConfigurationError);
   });
 });
+
+for (const target of databaseTargets()) {
+  describe(`a throttle store that cannot be reached, on ${target}`, await requireTarget(target), () => {
+    let fx: AuthFixture;
+    const client = unreachableRedis();
+    before(async () => {
+      fx = await startAuthApp(target, { throttle: { store: new RedisThrottleStore({ client }) } });
+    });
+    after(async () => {
+      client.disconnect();
+      await fx?.close();
+    });
+
+    it('refuses logins and registrations with 503 naming the throttle store, not the database', async () => {
+      for (const [path, json] of [
+        ['/login', { username: 'nobody', password: 'password-1' }],
+        ['/register', { username: 'newcomer', email: 'newcomer@example.com', password: 'password-1' }],
+      ] as const) {
+        const response = await call(fx.server, 'POST', path, { json });
+        assert.equal(response.status, 503, path);
+        assert.equal(response.body.code, 'service_unavailable');
+        assert.equal(response.body.detail, 'The throttle store (Redis) is unavailable; retry later.');
+        assert.equal(response.headers.get('retry-after'), '5');
+      }
+    });
+  });
+}
