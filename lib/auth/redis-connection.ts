@@ -51,13 +51,35 @@ export class RedisConnection {
   }
 
   async #connect(url: string): Promise<RedisLike> {
-    let module: { Redis: new (url: string, options: Record<string, unknown>) => RedisLike };
+    let module: { Redis: new (url: string, options: Record<string, unknown>) => OwnedClient };
     try {
       module = (await import('ioredis')) as unknown as typeof module;
     } catch {
       throw new ConfigurationError(`${this.#store} needs the \`ioredis\` package: npm install ioredis.`);
     }
     // Fail fast instead of queueing logins or refreshes while Redis is away.
-    return new module.Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false });
+    const client = new module.Redis(url, {
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: true,
+      lazyConnect: false,
+    });
+    // Each command that needs Redis fails on its own (a 503); the connection's errors, which
+    // ioredis would print as unhandled on every retry, are told once per outage.
+    let told = false;
+    client.on('error', (error: unknown) => {
+      if (told) return;
+      told = true;
+      process.emitWarning(
+        `koa-model-api: ${this.#store} cannot reach Redis (${error instanceof Error ? error.message : String(error)}); what needs it answers 503 until it is back.`,
+        { code: 'KMA_REDIS_UNREACHABLE' },
+      );
+    });
+    client.on('ready', () => {
+      told = false;
+    });
+    return client;
   }
 }
+
+/** The client the store makes itself: it also listens to the connection's events. */
+type OwnedClient = RedisLike & { on(event: string, listener: (...args: unknown[]) => void): unknown };

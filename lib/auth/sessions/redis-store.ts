@@ -5,6 +5,7 @@
  * bookkeeping happen atomically. A single Redis (or a primary with replicas) only: the scripts
  * touch keys of several hash slots, which Redis Cluster refuses.
  */
+import { ApiError } from '../../errors.js';
 import { RedisConnection, type RedisLike } from '../redis-connection.js';
 import type { RefreshRecord, RefreshTokenStore, StoreScope } from './store.js';
 
@@ -65,8 +66,7 @@ export class RedisRefreshStore implements RefreshTokenStore {
   async insert(_scope: StoreScope, record: RefreshRecord): Promise<boolean> {
     // Kept a day past expiry, so a late token is told `refresh_token_expired` rather than unknown.
     const ttl = Math.max(1, Math.ceil(record.expiresAt - Date.now()) + EXPIRED_GRACE_MS);
-    const redis = await this.#redis.client();
-    const reply = await redis.eval(
+    const reply = await this.#eval(
       INSERT,
       3,
       this.key('t', record.id),
@@ -81,26 +81,36 @@ export class RedisRefreshStore implements RefreshTokenStore {
   }
 
   async find(_scope: StoreScope, id: string): Promise<RefreshRecord | undefined> {
-    const redis = await this.#redis.client();
-    const reply = await redis.eval(FIND, 1, this.key('t', id));
+    const reply = await this.#eval(FIND, 1, this.key('t', id));
     if (typeof reply !== 'string') return undefined;
     const value = JSON.parse(reply) as RefreshRecord;
     return value;
   }
 
   async revokeFamily(_scope: StoreScope, family: string): Promise<void> {
-    const redis = await this.#redis.client();
-    await redis.eval(REVOKE_FAMILY, 1, this.key('f', family), this.key('t', ''));
+    await this.#eval(REVOKE_FAMILY, 1, this.key('f', family), this.key('t', ''));
   }
 
   async revokeUser(_scope: StoreScope, user: string): Promise<void> {
-    const redis = await this.#redis.client();
-    await redis.eval(REVOKE_USER, 1, this.key('u', user), this.key('t', ''), this.key('f', ''));
+    await this.#eval(REVOKE_USER, 1, this.key('u', user), this.key('t', ''), this.key('f', ''));
   }
 
   /** Disconnects the client the store made itself (a client you passed is left open). */
   async close(): Promise<void> {
     await this.#redis.close();
+  }
+
+  /** Runs a script; Redis away is a 503 with `Retry-After`, as for the throttle store. */
+  async #eval(script: string, keys: number, ...args: (string | number)[]): Promise<unknown> {
+    const redis = await this.#redis.client();
+    try {
+      return await redis.eval(script, keys, ...args);
+    } catch (error) {
+      throw new ApiError('service_unavailable', 'The session store (Redis) is unavailable; retry later.', {
+        headers: { 'Retry-After': '5' },
+        cause: error,
+      });
+    }
   }
 
   private key(kind: 't' | 'f' | 'u', id: string): string {

@@ -22,7 +22,7 @@ import { FrameworkModel } from '../../../lib/model/framework-model.js';
 import { databaseTargets, requireTarget } from '../../support/databases.js';
 import { serve } from '../../support/http.js';
 import { Post, User } from './support/entities.js';
-import { BASE_OPTIONS, call, memoryLogger } from './support/harness.js';
+import { BASE_OPTIONS, call, memoryLogger, registerUser } from './support/harness.js';
 import { RefreshToken } from './support/refresh-entities.js';
 import {
   accessStatus,
@@ -33,6 +33,7 @@ import {
   type SessionFixture,
   startSessionApp,
 } from './support/sessions-harness.js';
+import { unreachableRedis } from './support/unreachable-redis.js';
 
 const REDIS_URL = process.env.KMA_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -287,6 +288,29 @@ describe('refresh sessions in Redis (RedisRefreshStore)', await redisAvailable()
     await store?.close();
   });
   sessionBehaviour(() => fx);
+});
+
+describe('refresh sessions in a Redis that cannot be reached', () => {
+  let fx: SessionFixture;
+  const client = unreachableRedis();
+  before(async () => {
+    fx = await startSessionApp('sqlite-memory', () => ({ refresh_store: new RedisRefreshStore({ client }) }));
+  });
+  after(async () => {
+    await fx?.close();
+    client.disconnect();
+  });
+
+  it('answers a login 503 with Retry-After, naming the session store', async () => {
+    const user = await registerUser(fx.server);
+    const response = await call(fx.server, 'POST', '/login', {
+      json: { username: user.username, password: 'password-1' },
+    });
+    assert.equal(response.status, 503);
+    assert.equal(response.headers.get('retry-after'), '5');
+    assert.equal(response.body.code, 'service_unavailable');
+    assert.match(String(response.body.detail), /session store \(Redis\)/);
+  });
 });
 
 describe('refresh sessions with the default in-memory store', () => {
