@@ -130,6 +130,12 @@ export interface FieldDescription {
   readonly minimum?: number;
   /** Largest value of an `integer` field (its column's bound, a safe integer); 2147483647 when absent. */
   readonly maximum?: number;
+  /**
+   * For a `number` field: its column stores single precision (4 bytes). The database compares the
+   * stored value (0.1 is 0.100000001490116 there), not the double a record shows, so keyset paging
+   * refuses it as a sort key: a cursor holding 0.1 would repeat or skip rows.
+   */
+  readonly singlePrecision?: boolean;
   /** The accepted values of an `enum` field. */
   readonly enumValues?: readonly (string | number)[];
   /**

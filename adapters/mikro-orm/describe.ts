@@ -26,6 +26,7 @@ import type { FieldDescription, FieldType, ModelClass } from '../../lib/types.js
 import { declaredTableName, omittedWhenDeclared } from './conventions.js';
 import { dialectOf } from './dialect.js';
 import { fieldTypeOf, integerRangeOf, stringLengthOf } from './field-types.js';
+import { isSinglePrecision } from './float-precision.js';
 import { keyComparisonOf } from './key-comparison.js';
 
 /** A MikroORM instance with any SQL or other driver and any entity list. */
@@ -352,6 +353,9 @@ function fieldFacts(
       : {}),
     ...(type === 'enum' && prop.items !== undefined ? { enumValues: Object.freeze([...prop.items]) } : {}),
     ...range,
+    ...(type === 'number' && !computed && columns !== undefined && isSinglePrecision(prop, columns)
+      ? { singlePrecision: true }
+      : {}),
     ...(comparison === undefined ? {} : { comparison }),
     ...(relation === undefined ? {} : { relation }),
     ...(nested === undefined ? {} : { fields: nested }),

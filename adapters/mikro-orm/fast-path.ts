@@ -108,7 +108,20 @@ function filteredTarget(orm: AnyMikroORM, prop: EntityProperty, runtime: Runtime
 export interface QueryCandidate {
   readonly byName: ReadonlyMap<string, { readonly field: ModelDescription['fields'][number] }>;
   readonly dialect: Dialect;
-  planOf(model: ModelClass): { readonly filtered: boolean };
+  planOf(model: ModelClass): {
+    readonly filtered: boolean;
+    readonly byName: ReadonlyMap<string, { readonly field: ModelDescription['fields'][number] }>;
+  };
+}
+
+/** The field a filter or sort path names, on this model or through a many-to-one (`author.name`). */
+function fieldAt(plan: QueryCandidate, path: string): ModelDescription['fields'][number] | undefined {
+  const own = plan.byName.get(path)?.field;
+  if (own !== undefined) return own;
+  const target = relationTarget(plan, path);
+  return target === undefined
+    ? undefined
+    : plan.planOf(target).byName.get(path.slice(path.indexOf('.') + 1))?.field;
 }
 
 /** The target of the many-to-one a field path starts with (`author.name`), or undefined. */
@@ -131,6 +144,15 @@ export function queryObstacle(plan: QueryCandidate, query: ListQuery): string | 
   if (query.after !== undefined && exactDatetimeKeyset(plan.dialect)) {
     const datetime = query.sort.find((key) => plan.byName.get(key.field)?.field.type === 'datetime');
     if (datetime !== undefined) return `the keyset position after the datetime ${datetime.field}`;
+  }
+  // PostgreSQL infers a bound parameter's type from the column: the fast path's prepared statement
+  // compares a single-precision column with 0.1 cast to real, where em.find compares it with the
+  // double 0.1 (`filter[value]=0.1` finds the rows holding 0.1 on one path and none on the other).
+  if (plan.dialect === 'postgresql') {
+    const single = query.filters.find(
+      (condition) => fieldAt(plan, condition.field)?.singlePrecision === true,
+    );
+    if (single !== undefined) return `a filter on the single-precision ${single.field}`;
   }
   const paths = [...query.filters.map((condition) => condition.field), ...query.sort.map((key) => key.field)];
   for (const path of paths) {

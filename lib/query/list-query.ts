@@ -443,7 +443,8 @@ export function parseListQuery(
 /**
  * The shape keyset cursors of this sort and filter are bound to. NULL sorts first on some
  * databases and last on others, and `x > NULL` is never true: rather than pages that differ per
- * database, keyset paging refuses nullable sort keys (offset paging still sorts by them).
+ * database, keyset paging refuses nullable sort keys (offset paging still sorts by them), and
+ * single-precision ones, whose stored values the doubles of a cursor miss by a little.
  */
 function keysetShape(
   model: ModelDescription,
@@ -460,6 +461,11 @@ function keysetShape(
     if (field.nullable) {
       throw ApiError.invalidQuery(
         `after: "${key.field}" may be null, and keyset paging cannot sort by a nullable field; sort by non-null fields or page with offset.`,
+      );
+    }
+    if (field.singlePrecision === true) {
+      throw ApiError.invalidQuery(
+        `after: "${key.field}" is stored in single precision, which the values a cursor holds do not match exactly, and keyset paging cannot sort by it; page with offset.`,
       );
     }
     // A cursor is made from the last row's values, and a row carries a lazy value only when asked.

@@ -34,6 +34,7 @@ export function describeFields(model: ModelClass, fields: Record<string, FieldIn
       ...(field.minimum === undefined ? {} : { minimum: field.minimum }),
       ...(field.maximum === undefined ? {} : { maximum: field.maximum }),
       ...(field.enumValues === undefined ? {} : { enumValues: field.enumValues }),
+      ...(field.singlePrecision === undefined ? {} : { singlePrecision: field.singlePrecision }),
       ...(field.relation === undefined ? {} : { relation: field.relation }),
       ...(field.property === undefined ? {} : { property: field.property }),
     })),

@@ -18,6 +18,7 @@ const model = describeFields(Event, {
   open: { type: 'boolean' },
   kind: { type: 'enum', enumValues: ['talk', 'workshop'] },
   note: { type: 'string', nullable: true },
+  ratio: { type: 'number', singlePrecision: true },
 });
 class Other extends FrameworkModel {}
 const other = describeFields(Other, { title: { type: 'string' } });
@@ -166,6 +167,13 @@ describe('parseListQuery with after', () => {
     refused(() => parseListQuery(model, 'sort=note&after='), /"note" may be null/);
     refused(() => parseListQuery(model, 'after=&after='), /more than once/);
     assert.doesNotThrow(() => parseListQuery(model, 'sort=note'));
+  });
+
+  it('refuses after on single-precision sort keys, whose stored values a cursor misses', () => {
+    refused(() => parseListQuery(model, 'sort=ratio&after='), /"ratio" is stored in single precision/);
+    refused(() => parseListQuery(model, 'sort=score,-ratio&after='), /single precision/);
+    assert.doesNotThrow(() => parseListQuery(model, 'sort=ratio'));
+    assert.doesNotThrow(() => parseListQuery(model, 'sort=score&after='));
   });
 
   it('refuses a cursor used with another sort or filter', () => {

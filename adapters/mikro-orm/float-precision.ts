@@ -1,0 +1,32 @@
+/** Which number columns store single precision, whose values a driver hands back as nearby doubles. */
+import { type EntityProperty, FloatType, type Platform } from '@mikro-orm/core';
+import { dialectOf } from './dialect.js';
+
+/** A column type's name and its first and second arguments (`float(7,2)`), when it reads as one. */
+const COLUMN =
+  /^\s*([a-z][a-z0-9 ]*?)\s*(?:\(\s*(\d+)\s*(,\s*\d+\s*)?\))?(?:\s+(?:unsigned|signed|zerofill))*\s*$/i;
+
+/**
+ * Whether the property's column stores single precision: PostgreSQL `real`/`float4`/`float(1..24)`,
+ * MySQL/MariaDB `float` (`float(25..53)` is a double there, `real` too). MikroORM's `type: 'float'`
+ * makes such a column on both. SQLite keeps every REAL as a double, but a property that is single
+ * elsewhere (`type: 'float'`, `real`) counts as single there too, so the API does not depend on the
+ * database.
+ */
+export function isSinglePrecision(prop: EntityProperty, platform: Platform): boolean {
+  const column = COLUMN.exec(prop.columnTypes?.[0] ?? '');
+  if (column === null) return prop.customType instanceof FloatType;
+  const base = (column[1] as string).toLowerCase();
+  const digits = column[2] === undefined ? undefined : Number(column[2]);
+  switch (dialectOf(platform)) {
+    case 'postgresql':
+      return (
+        base === 'real' || base === 'float4' || (base === 'float' && digits !== undefined && digits <= 24)
+      );
+    case 'mysql':
+      // `float(M,D)` is single whatever M; `float(p)` is single up to 24 bits.
+      return base === 'float' && (digits === undefined || column[3] !== undefined || digits <= 24);
+    default:
+      return prop.customType instanceof FloatType || base === 'real' || base === 'float4';
+  }
+}
