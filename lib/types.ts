@@ -136,6 +136,12 @@ export interface FieldDescription {
    * refuses it as a sort key: a cursor holding 0.1 would repeat or skip rows.
    */
   readonly singlePrecision?: boolean;
+  /**
+   * False when `$like`/`$ilike` do not apply although the kind is text-like: the database does not
+   * keep the value as text (a PostgreSQL `uuid`, native enum or `inet` column). Absent: they apply
+   * to `string`, `text`, `uuid` and `enum` fields.
+   */
+  readonly patterns?: boolean;
   /** The accepted values of an `enum` field. */
   readonly enumValues?: readonly (string | number)[];
   /**

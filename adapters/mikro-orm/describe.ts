@@ -22,12 +22,14 @@ import { ConfigurationError } from '../../lib/errors.js';
 import type { ModelFacts } from '../../lib/model/describe.js';
 import { explicitTableName, mixinFieldsOf } from '../../lib/model/framework-model.js';
 import { defaultTableName } from '../../lib/model/table-name.js';
+import { TEXT_TYPES } from '../../lib/query/list-query.js';
 import type { FieldDescription, FieldType, ModelClass } from '../../lib/types.js';
 import { declaredTableName, omittedWhenDeclared } from './conventions.js';
 import { dialectOf } from './dialect.js';
 import { fieldTypeOf, integerRangeOf, stringLengthOf } from './field-types.js';
 import { isSinglePrecision } from './float-precision.js';
 import { keyComparisonOf } from './key-comparison.js';
+import { takesPatterns } from './pattern-columns.js';
 
 /** A MikroORM instance with any SQL or other driver and any entity list. */
 export type AnyMikroORM = MikroORM<
@@ -355,6 +357,9 @@ function fieldFacts(
     ...range,
     ...(type === 'number' && !computed && columns !== undefined && isSinglePrecision(prop, columns)
       ? { singlePrecision: true }
+      : {}),
+    ...(TEXT_TYPES.has(type) && columns !== undefined && !takesPatterns(prop, type)
+      ? { patterns: false }
       : {}),
     ...(comparison === undefined ? {} : { comparison }),
     ...(relation === undefined ? {} : { relation }),

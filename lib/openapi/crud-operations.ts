@@ -5,7 +5,13 @@
 
 import type { CrudOperationName, OperationCheck, OperationDeclaration } from '../http/operation.js';
 import { fieldAtPath, filterablePaths, selectableFields, sortableFields } from '../query/field-paths.js';
-import { LIKE_LIMITS, LIST_LIMITS, type LikeLimits, ORDERED_TYPES, TEXT_TYPES } from '../query/list-query.js';
+import {
+  LIKE_LIMITS,
+  LIST_LIMITS,
+  type LikeLimits,
+  ORDERED_TYPES,
+  takesPatterns,
+} from '../query/list-query.js';
 import type { JsonSchema } from '../schema/json-schema.js';
 import { createSchema, fieldValueSchema, readSchema, updateSchema } from '../schema/model-schemas.js';
 import type { CrudMethod, FieldDescription, ModelClass, ModelDescription, Policy } from '../types.js';
@@ -178,7 +184,7 @@ function filterParameter(path: string, field: FieldDescription, like: LikeLimits
     properties.$nin = list(`None of a comma-separated list (at most ${LIST_LIMITS.maxInItems} values).`);
     // An unbounded text field takes patterns only where the router opted it in (list-query.ts).
     const patterns = field.type !== 'text' || like.textFields === true || like.textFields.has(path);
-    if (TEXT_TYPES.has(field.type) && patterns) {
+    if (takesPatterns(field) && patterns) {
       properties.$like = {
         type: 'string',
         description:

@@ -102,6 +102,11 @@ export const ORDERED_TYPES: ReadonlySet<string> = new Set([
 ]);
 /** Field types `$like` / `$ilike` apply to; the OpenAPI document offers them on these only. */
 export const TEXT_TYPES: ReadonlySet<string> = new Set(['string', 'text', 'uuid', 'enum']);
+
+/** Whether `$like` / `$ilike` apply to a field: a text-like kind the adapter did not rule out. */
+export function takesPatterns(field: FieldDescription): boolean {
+  return TEXT_TYPES.has(field.type) && field.patterns !== false;
+}
 const FILTER_KEY = /^filter\[([^\][]+)\](?:\[([^\][]+)\])?$/;
 
 function nonNegativeInteger(name: string, raw: string, max: number): number {
@@ -329,7 +334,7 @@ function parseFilter(
   if (field.type === 'json')
     throw ApiError.invalidQuery(`${parameter}: JSON fields can only be tested with $exists.`);
   if (op === '$like' || op === '$ilike') {
-    if (!TEXT_TYPES.has(field.type))
+    if (!takesPatterns(field))
       throw ApiError.invalidQuery(`${parameter}[${op}] applies to text fields only.`);
     checkPattern(field, fieldName, op, raw, limits);
     return { field: fieldName, op, value: raw };

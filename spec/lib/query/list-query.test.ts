@@ -15,6 +15,8 @@ const model = describeFields(Gadget, {
   active: { type: 'boolean' },
   released: { type: 'date', nullable: true },
   color: { type: 'enum', enumValues: ['red', 'green'] },
+  // A native enum: the adapter says the database keeps it otherwise than as text.
+  finish: { type: 'enum', enumValues: ['matt', 'gloss'], patterns: false },
   metadata: { type: 'json', nullable: true },
   secret: { type: 'string', hidden: true, nullable: true },
 });
@@ -116,6 +118,10 @@ describe('parseListQuery', () => {
     invalid('filter[name][$ilike]=%25a%25b%25c_d_', /5 wildcards.*at most 4.*like\.max_wildcards/);
     invalid('filter[name][$like]=ab%5C', /ends in a backslash/);
     invalid('filter[quantity][$ilike]=1', /text fields only/);
+    invalid('filter[finish][$like]=m%25', /filter\[finish\]\[\$like\] applies to text fields only/);
+    invalid('filter[finish][$ilike]=m%25', /text fields only/);
+    assert.equal(parseListQuery(model, 'filter[color][$like]=r%25').filters.length, 1);
+    assert.equal(parseListQuery(model, 'filter[finish]=matt').filters.length, 1);
     // Escaped wildcards are not wildcards.
     assert.equal(parseListQuery(model, `filter[name][$like]=${'%5C%25'.repeat(10)}`).filters.length, 1);
     const like = { maxLength: 8, maxWildcards: 1, textFields: new Set<string>() };
