@@ -8,8 +8,8 @@ const COLUMN =
 
 /**
  * Whether the property's column stores single precision: PostgreSQL `real`/`float4`/`float(1..24)`,
- * MySQL/MariaDB `float` (`float(25..53)` is a double there, `real` too). MikroORM's `type: 'float'`
- * makes such a column on both. SQLite keeps every REAL as a double, but a property that is single
+ * MySQL/MariaDB `float`/`float4` (`float(25..53)` is a double there, `real` too). MikroORM's
+ * `type: 'float'` makes such a column on both. SQLite keeps every REAL as a double, but a property that is single
  * elsewhere (`type: 'float'`, `real`) counts as single there too, so the API does not depend on the
  * database.
  */
@@ -25,6 +25,7 @@ export function isSinglePrecision(prop: EntityProperty, platform: Platform): boo
       );
     case 'mysql':
       // `float(M,D)` is single whatever M; `float(p)` is single up to 24 bits.
+      if (base === 'float4') return true;
       return base === 'float' && (digits === undefined || column[3] !== undefined || digits <= 24);
     default:
       return prop.customType instanceof FloatType || base === 'real' || base === 'float4';
