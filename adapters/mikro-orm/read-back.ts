@@ -12,7 +12,7 @@
  * Not refreshed, so a reason to read back: formulas; values the database stores in another form
  * than the entity holds them (a decimal's scale, a timestamp without milliseconds, a float column,
  * CHAR padding, an upper-case uuid on PostgreSQL, a custom type's conversion, array items, a JSON
- * integer past 2^53 on MySQL/MariaDB);
+ * integer past 2^53 on MySQL/MariaDB, an object's key order in PostgreSQL's jsonb);
  * embedded values (a fresh read hydrates every nested field); database triggers (the entity
  * option `hasTriggers`, or `@Trigger`) and columns the database sets (`returning: true`, which
  * MikroORM honours only on a PostgreSQL or SQLite insert); transient (`persist: false`) values
@@ -120,11 +120,15 @@ function valueReason(name: string, prop: EntityProperty, dialect: Dialect): stri
       return dialect === 'sqlite'
         ? undefined
         : `${name} is a time, which the database stores at the column's precision`;
-    // JSON reads back equal (PostgreSQL's jsonb may only reorder an object's keys), except that
-    // MikroORM's MySQL driver sets mysql2's `supportBigNumbers`: an integer past 2^53 reads as a string.
+    // JSON text reads back equal on SQLite and in PostgreSQL's `json`; PostgreSQL's `jsonb` (MikroORM's
+    // json column there) keeps an object's keys in its own order (shorter keys first), which a fresh
+    // read and the fast path show; MikroORM's MySQL driver sets mysql2's `supportBigNumbers`: an
+    // integer past 2^53 reads as a string.
     case 'json':
-      return dialect === 'mysql'
-        ? `${name} is JSON, whose integers past 2^53 MySQL/MariaDB read back as strings`
+      if (dialect === 'mysql')
+        return `${name} is JSON, whose integers past 2^53 MySQL/MariaDB read back as strings`;
+      return dialect === 'postgresql' && columnOf(prop).startsWith('jsonb')
+        ? `${name} is jsonb, which PostgreSQL stores with an object's keys in its own order`
         : undefined;
     default:
       return `${name} has a type whose round trip is not proved`;

@@ -98,8 +98,9 @@ function reasonCases(dialect: Dialect): ReasonCase[] {
     {
       model: Gauged,
       property: 'meta',
-      dialects: ['mysql'],
-      post: { meta: { n: 1e20, small: 7 } },
+      // jsonb orders an object's keys (shorter first); MariaDB reads an integer past 2^53 as a string.
+      dialects: ['postgresql', 'mysql'],
+      post: { meta: { small: 7, n: 1e20 } },
       patch: { meta: [2 ** 53 + 2, 1.5] },
     },
     {
@@ -255,8 +256,8 @@ await describeFidelity(
   (env) => {
     it('Tally: the entity after flush is what a fresh read gives, so the plain path reads nothing back', async () => {
       const plan = buildPlan(env().adapter.orm, Tally);
-      // Except on MariaDB, for its JSON (Gauged below shows why).
-      if (plan.dialect === 'mysql') assert.match(plan.readBack ?? '', /\bTally\.data\b/);
+      // Except on MariaDB and PostgreSQL, for its JSON (Gauged below shows why).
+      if (plan.dialect !== 'sqlite') assert.match(plan.readBack ?? '', /\bTally\.data\b/);
       else assert.equal(plan.readBack, undefined);
       const em = env().em();
       const carrier = em.create(Carrier, { name: `Carrier ${env().mode}` });
