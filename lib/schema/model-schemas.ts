@@ -48,6 +48,12 @@ export const TIME_PATTERN = '^(([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9
  */
 type SchemaMode = 'read' | 'create' | 'update';
 
+/**
+ * The types of a JSON field that may not be null: any JSON value but null, which its column cannot
+ * hold (MikroORM refuses it, and a create would store the default in its place).
+ */
+export const NON_NULL_JSON_TYPES: readonly string[] = ['object', 'array', 'string', 'number', 'boolean'];
+
 /** Item schemas of `array` fields: the same bounds as a scalar field of that kind. */
 const ITEM_SCHEMAS: Readonly<Record<NonNullable<FieldDescription['itemType']>, JsonSchema>> = {
   string: { type: 'string', pattern: NO_NUL_PATTERN },
@@ -141,6 +147,7 @@ const LAZY_NOTE = 'Sent only when the list request names it in `fields=` (a lazy
 function valueSchema(field: FieldDescription, mode: SchemaMode): JsonSchema {
   let schema = kindSchema(field, mode);
   if (field.nullable) schema = withNull(schema);
+  else if (field.type === 'json') schema = { ...schema, type: [...NON_NULL_JSON_TYPES] };
   if (field.relation !== undefined) {
     schema.description = `Primary key (${field.relation.targetKey}) of the referenced ${field.relation.target}.`;
   }

@@ -9,7 +9,7 @@ import { ApiError, type FieldError } from '../errors.js';
 import type { FieldDescription, ModelDescription, RawRecord } from '../types.js';
 import { ajv } from './ajv.js';
 import type { JsonSchema } from './json-schema.js';
-import { createSchema, updateSchema, writableNestedFields } from './model-schemas.js';
+import { createSchema, NON_NULL_JSON_TYPES, updateSchema, writableNestedFields } from './model-schemas.js';
 
 /** Options of `compileWriteValidator`. */
 export interface WriteValidatorOptions {
@@ -35,7 +35,17 @@ function toFieldError(error: ErrorObject): FieldError {
     const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues ?? [];
     return { path: base, message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}` };
   }
+  if (error.keyword === 'type' && isNonNullJson((error.params as { type?: unknown }).type))
+    return { path: base, message: 'must not be null' };
   return { path: base, message: error.message ?? 'is invalid' };
+}
+
+/** Whether a `type` error's types are those of a JSON field that may not be null (only null fails them). */
+function isNonNullJson(types: unknown): boolean {
+  const list = Array.isArray(types) ? types : String(types ?? '').split(',');
+  return (
+    list.length === NON_NULL_JSON_TYPES.length && NON_NULL_JSON_TYPES.every((type) => list.includes(type))
+  );
 }
 
 /** Keeps the first error of each field, so a response has one entry per field. */
