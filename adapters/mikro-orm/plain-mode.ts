@@ -19,6 +19,7 @@ import {
 } from '@mikro-orm/core';
 import { ApiError } from '../../lib/errors.js';
 import type { ListQuery, ListResult, RawRecord } from '../../lib/types.js';
+import { checkArrayValues } from './array-items.js';
 import { type AnyMikroORM, isInverseOneToOne } from './describe.js';
 import { type AdapterFailures, isMalformedKey } from './failures.js';
 import { hasBuiltInType } from './field-types.js';
@@ -131,6 +132,7 @@ export class PlainPath {
 
   async #insert(session: EntityManager, plan: ModelPlan, values: Row): Promise<object> {
     this.#checkCustomValues(plan, values);
+    checkArrayValues(plan.fields, plan.dialect, this.#orm.em.getPlatform(), values);
     try {
       const { created, later } = splitCreateValues(plan, values);
       const entity = session.create(plan.entity as AnyEntity, created as AnyEntity) as object;
@@ -158,6 +160,7 @@ export class PlainPath {
 
   async #change(session: EntityManager, plan: ModelPlan, key: Row, values: Row): Promise<object | undefined> {
     this.#checkCustomValues(plan, values);
+    checkArrayValues(plan.fields, plan.dialect, this.#orm.em.getPlatform(), values);
     const populate = [...plan.collections.values()]
       .map((collection) => collection.prop.name)
       .filter((name) => values[name] !== undefined);

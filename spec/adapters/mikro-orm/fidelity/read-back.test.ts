@@ -118,12 +118,15 @@ function reasonCases(dialect: Dialect): ReasonCase[] {
       patch: { token: UUID.replace('A0', 'B1') },
     },
     { model: Shouted, property: 'word', post: { word: 'quiet' }, patch: { word: 'still' } },
-    // PostgreSQL reads 'NULL' as null; SQLite and MariaDB drop a trailing '' after an item with a comma.
+    // PostgreSQL reads 'NULL' as null; SQLite and MariaDB drop a trailing '' after an item with a
+    // comma: MikroORM shows it, the API refuses such values (array-values.test.ts) and stores the others.
     {
       model: Listed,
       property: 'items',
-      post: { items: ['NULL', 'a,b', ''] },
-      patch: { items: ['x', 'NULL', 'c,d', ''] },
+      post: { items: ['a,b', '', 'c'] },
+      patch: { items: ['x', 'c,d'] },
+      create: { items: ['NULL', 'a,b', ''] },
+      change: { items: ['x', 'NULL', 'c,d', ''] },
     },
     {
       model: Located,
