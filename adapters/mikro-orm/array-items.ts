@@ -16,7 +16,7 @@
  * parses it), so it follows what MikroORM does rather than a list of characters.
  */
 import { ArrayType, type EntityProperty, type Platform } from '@mikro-orm/core';
-import { ApiError } from '../../lib/errors.js';
+import { ApiError, type FieldError } from '../../lib/errors.js';
 import type { Dialect } from './dialect.js';
 
 /** The item of a written array that would read back changed, and why (a sentence). */
@@ -161,15 +161,49 @@ export function arrayFault(
   return undefined;
 }
 
-/** A served field as `checkArrayValues` reads it: its MikroORM property and JSON name. */
+/** A served field as `checkArrayValues` reads it: its MikroORM property, JSON name and embedded fields. */
 export interface ArrayField {
   readonly prop: EntityProperty;
   readonly field: { readonly name: string };
+  readonly nested?: ReadonlyMap<string, ArrayField>;
+}
+
+/** The first array item among these (property-named) values that would read back changed, as a field error. */
+function faultIn(
+  fields: Iterable<ArrayField>,
+  dialect: Dialect,
+  platform: Platform,
+  values: Readonly<Record<string, unknown>>,
+  prefix: string,
+): FieldError | undefined {
+  for (const { prop, field, nested } of fields) {
+    const value = values[prop.name];
+    if (nested !== undefined) {
+      // An inline embeddable's arrays have columns of their own; an `object: true` one is one
+      // JSON value, whose arrays are JSON arrays.
+      if (prop.object === true || value === null || typeof value !== 'object' || Array.isArray(value))
+        continue;
+      const inner = faultIn(
+        nested.values(),
+        dialect,
+        platform,
+        value as Record<string, unknown>,
+        `${prefix}${field.name}.`,
+      );
+      if (inner !== undefined) return inner;
+      continue;
+    }
+    const fault = arrayFault(prop, dialect, platform, value);
+    if (fault !== undefined)
+      return { path: `${prefix}${field.name}.${fault.index}`, message: `${fault.reason}.` };
+  }
+  return undefined;
 }
 
 /**
  * Refuses (422, naming the field and item) a written array MikroORM would read back changed: the
- * answer, later reads and MikroORM's own would not show what the client sent.
+ * answer, later reads and MikroORM's own would not show what the client sent. Arrays of inline
+ * embedded values too.
  */
 export function checkArrayValues(
   fields: readonly ArrayField[],
@@ -177,12 +211,6 @@ export function checkArrayValues(
   platform: Platform,
   values: Readonly<Record<string, unknown>>,
 ): void {
-  for (const { prop, field } of fields) {
-    const fault = arrayFault(prop, dialect, platform, values[prop.name]);
-    if (fault !== undefined)
-      throw ApiError.validation(
-        [{ path: `${field.name}.${fault.index}`, message: `${fault.reason}.` }],
-        'An array item would not be stored as sent.',
-      );
-  }
+  const fault = faultIn(fields, dialect, platform, values, '');
+  if (fault !== undefined) throw ApiError.validation([fault], 'An array item would not be stored as sent.');
 }

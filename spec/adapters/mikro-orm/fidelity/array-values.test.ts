@@ -124,6 +124,24 @@ await describeFidelity(
     it('Listing: an array that would read back changed is a 422 naming the item, any other is stored as sent', async () => {
       await checkCases(env(), Listing, LISTING_CASES);
     });
+
+    it("Listing: an inline embeddable's array is checked as the model's own", async () => {
+      const { dialect } = buildPlan(env().adapter.orm, Listing);
+      const route = env().routeOf(Listing);
+      const changed = dialect === 'postgresql' ? ['a', 'NULL'] : ['a,b', ''];
+      assert.equal(await mikroOrmChanges(env(), Listing, 'labels', { tags: changed }), true);
+      const refused = await env().send('POST', route, { labels: { tags: changed } });
+      assert.equal(refused.status, 422, JSON.stringify(refused.body));
+      assert.deepEqual(
+        (refused.body as { errors: { path: string }[] }).errors.map((error) => error.path),
+        ['labels.tags.1'],
+      );
+      const kept = ['a,b', '', 'c'];
+      const created = await env().send('POST', route, { labels: { tags: kept } });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      assert.deepEqual((created.body as { labels: unknown }).labels, { tags: kept });
+      assert.deepEqual(created.body, await env().mikroJson(Listing, (created.body as Json).id));
+    });
   },
   undefined,
   { catalogue: catalogueOf(Listing) },
