@@ -152,13 +152,25 @@ export function arrayFault(
   } catch {
     return undefined;
   }
-  const length = Math.max(value.length, back?.length ?? 0);
-  for (let index = 0; index < length; index++) {
-    if (back !== undefined && index < back.length && back[index] === value[index]) continue;
-    const at = Math.min(index, value.length - 1);
-    return { index: at, reason: reasonFor(dialect, value, back, at) };
-  }
-  return undefined;
+  if (back !== undefined && back.length === value.length && back.every((item, i) => item === value[i]))
+    return undefined;
+  // The item to name. PostgreSQL writes each item on its own: the first that does not come back
+  // alone (a blank item makes the whole literal malformed). Elsewhere an item is lost in its list
+  // (a trailing ''): the first that differs.
+  const alone =
+    dialect !== 'postgresql'
+      ? -1
+      : value.findIndex((item) => {
+          const single = readBack(custom, platform, dialect, [item]);
+          return single === undefined || single.length !== 1 || single[0] !== item;
+        });
+  const differs = value.findIndex((item, i) => back?.[i] !== item);
+  const index = alone >= 0 ? alone : differs >= 0 ? differs : value.length - 1;
+  const single = alone >= 0 ? readBack(custom, platform, dialect, [value[index]]) : back;
+  return {
+    index,
+    reason: reasonFor(dialect, alone >= 0 ? [value[index]] : value, single, alone >= 0 ? 0 : index),
+  };
 }
 
 /** A served field as `checkArrayValues` reads it: its MikroORM property, JSON name and embedded fields. */
