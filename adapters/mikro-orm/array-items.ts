@@ -123,7 +123,10 @@ function reasonFor(
   if (dialect === 'postgresql') {
     if (back?.[index] === null)
       return 'PostgreSQL reads this item as null: MikroORM writes it bare in its array literal, and a bare NULL is the null item';
-    if (typeof item === 'string' && /^\s|\s$/.test(item))
+    if (
+      typeof item === 'string' &&
+      (PG_BLANKS.has(item.charAt(0)) || PG_BLANKS.has(item.charAt(item.length - 1)))
+    )
       return 'PostgreSQL drops the blanks around this item, which MikroORM writes bare in its array literal';
     return 'MikroORM escapes the control characters of this item as JSON does, which PostgreSQL reads back as other characters';
   }
