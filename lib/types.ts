@@ -142,7 +142,7 @@ export interface FieldDescription {
    * to `string`, `text`, `uuid` and `enum` fields.
    */
   readonly patterns?: boolean;
-  /** The accepted values of an `enum` field. */
+  /** The accepted values of an `enum` field, or of the items of an `array` field of an enum. */
   readonly enumValues?: readonly (string | number)[];
   /**
    * For a string or uuid primary key the database compares by more than exact equality: how.

@@ -353,7 +353,10 @@ function fieldFacts(
     ...(type === 'string' && !isRelation && !computed
       ? { maxLength: stringLengthOf(prop) ?? varcharLength }
       : {}),
-    ...(type === 'enum' && prop.items !== undefined ? { enumValues: Object.freeze([...prop.items]) } : {}),
+    // An enum array (MikroORM's EnumArrayType) keeps its items too; discovery clears its `enum` flag.
+    ...((type === 'enum' || type === 'array') && prop.items !== undefined && prop.items.length > 0
+      ? { enumValues: Object.freeze([...prop.items]) }
+      : {}),
     ...range,
     ...(type === 'number' && !computed && columns !== undefined && isSinglePrecision(prop, columns)
       ? { singlePrecision: true }

@@ -107,7 +107,14 @@ function kindSchema(field: FieldDescription, mode: SchemaMode): JsonSchema {
         ? readObjectSchema(field.fields ?? [])
         : writeObjectSchema(field.fields ?? [], mode);
     case 'array':
-      return { type: 'array', items: { ...ITEM_SCHEMAS[field.itemType ?? 'string'] } };
+      // An array of an enum (`@Enum({ items, array: true })`) takes the enum's values only.
+      return {
+        type: 'array',
+        items:
+          field.enumValues === undefined
+            ? { ...ITEM_SCHEMAS[field.itemType ?? 'string'] }
+            : enumSchema(field.enumValues),
+      };
   }
 }
 

@@ -38,6 +38,7 @@ export function describeFields(model: ModelClass, fields: Record<string, FieldIn
       ...(field.patterns === undefined ? {} : { patterns: field.patterns }),
       ...(field.relation === undefined ? {} : { relation: field.relation }),
       ...(field.property === undefined ? {} : { property: field.property }),
+      ...(field.itemType === undefined ? {} : { itemType: field.itemType }),
     })),
   });
 }

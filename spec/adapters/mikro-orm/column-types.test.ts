@@ -9,7 +9,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { wrap } from '@mikro-orm/core';
-import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Entity, Enum, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { ormFromUrl } from '../../../adapters/mikro-orm/connect.js';
 import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
 import { ConfigurationError } from '../../../lib/errors.js';
@@ -33,6 +33,13 @@ class Column extends FrameworkModel {
   // `number` alone: a union would reflect as Object, and MikroORM would keep a string.
   @Property({ type: 'decimal', precision: 8, scale: 2, nullable: true }) price?: number;
   @Property({ type: 'decimal', precision: 8, scale: 2, nullable: true }) exact?: string | null;
+}
+
+/** An array of an enum: its items take the enum's values only. */
+@Entity()
+class Shelving extends FrameworkModel {
+  @PrimaryKey() id!: number;
+  @Enum({ items: ['oak', 'pine'], array: true, nullable: true }) woods?: string[] | null;
 }
 
 /** A key served under another JSON name. */
@@ -64,7 +71,11 @@ for (const target of databaseTargets()) {
 
     before(async () => {
       db = await createTestDatabase(target);
-      created = await MikroOrmAdapter.connect({ url: db.url, entities: [Column, Badge], schema: 'create' });
+      created = await MikroOrmAdapter.connect({
+        url: db.url,
+        entities: [Column, Badge, Shelving],
+        schema: 'create',
+      });
     });
     after(async () => {
       await created?.close();
@@ -144,6 +155,11 @@ for (const target of databaseTargets()) {
         assert.deepEqual(page.rows, [record]);
       });
     }
+
+    it("an array of an enum carries the enum's values for its items", () => {
+      const woods = created.describe(Shelving).fieldsByName.get('woods');
+      assert.deepEqual([woods?.type, woods?.enumValues], ['array', ['oak', 'pine']]);
+    });
 
     it('refuses a JSON name with a dot, naming the property', async () => {
       const orm = await ormFromUrl({ url: db.url, entities: [Dotted] });

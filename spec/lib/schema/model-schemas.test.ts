@@ -4,6 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { FormatsPlugin } from 'ajv-formats';
 import addFormatsModule from 'ajv-formats';
 import { ConfigurationError } from '../../../lib/errors.js';
+import { FrameworkModel } from '../../../lib/model/framework-model.js';
 import type { JsonSchema } from '../../../lib/schema/json-schema.js';
 import {
   createSchema,
@@ -277,6 +278,17 @@ describe('schemas of embedded objects, arrays, computed and lazy fields', () => 
       items: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
     });
     assert.deepEqual(read.properties?.weights?.items, { type: 'number' });
+  });
+
+  it('gives the items of an array of an enum the enum, so a value outside it is a 422', () => {
+    class Shelf extends FrameworkModel {}
+    const shelf = describeFields(Shelf, {
+      kinds: { type: 'array', itemType: 'string', enumValues: ['a', 'NULL'], nullable: true },
+    });
+    assert.deepEqual(readSchema(shelf).properties?.kinds?.items, { enum: ['a', 'NULL'], type: 'string' });
+    const validate = ajv.compile(createSchema(shelf));
+    assert.equal(validate({ kinds: ['a', 'NULL'] }), true);
+    assert.equal(validate({ kinds: ['b'] }), false);
   });
 
   it('marks computed fields readOnly and leaves lazy fields out of required, with a note', () => {
