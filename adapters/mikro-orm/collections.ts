@@ -116,13 +116,14 @@ export function collectionPlans(orm: AnyMikroORM, meta: EntityMetadata): Collect
     const targetKey = servableKey(target);
     if (target === undefined || targetKey === undefined) continue;
     if (target.root.class !== target.class || target.discriminatorColumn !== undefined) continue;
-    const targetKeyType = fieldTypeOf(targetKey);
+    const targetKeyType = fieldTypeOf(targetKey, orm.em.getPlatform());
     if (targetKeyType === undefined) continue;
     const common = {
       name: jsonNameOf(prop),
       target: target.className,
       targetModel: target.class as unknown as ModelClass,
-      targetKey: targetKey.name,
+      // The key's JSON name, as the target's own fields are named.
+      targetKey: jsonNameOf(targetKey),
       targetKeyType,
     };
     if (prop.kind === ReferenceKind.ONE_TO_MANY) {

@@ -212,7 +212,7 @@ function relationFacts(
       kind: 'many-to-one',
       target: target.className,
       targetModel: target.class as unknown as ModelClass,
-      targetKey: targetKeyProp.name,
+      targetKey: jsonNameOf(targetKeyProp),
     },
   };
 }

@@ -103,12 +103,10 @@ const BY_TYPE_NAME: Readonly<Record<string, FieldType>> = {
 export function fieldTypeOf(prop: EntityProperty, platform?: Platform): FieldType | undefined {
   if (prop.enum && (prop.items?.length ?? 0) > 0) return 'enum';
   const custom = prop.customType;
-  // In `number` mode, or on a `number` property, MikroORM holds and serializes these as JSON numbers.
-  if (
-    (custom instanceof DecimalType || custom instanceof BigIntType) &&
-    (custom.mode === 'number' || prop.runtimeType === 'number')
-  )
-    return 'number';
+  // In `number` mode (a decimal's mode follows a `number` property unless given) MikroORM holds
+  // and serializes these as JSON numbers; a bigint's are whole, within ±2^53 (describe.ts).
+  if (custom instanceof DecimalType && (custom.mode ?? prop.runtimeType) === 'number') return 'number';
+  if (custom instanceof BigIntType && custom.mode === 'number') return 'integer';
   if (custom !== undefined) {
     for (const [typeClass, fieldType] of BY_CUSTOM_TYPE) if (custom instanceof typeClass) return fieldType;
     // A user's own type: its JSON form is whatever its value (or toJSON) is, whatever the column.
@@ -180,6 +178,7 @@ export type IntegerRange = Required<Pick<FieldDescription, 'minimum' | 'maximum'
 
 const INT16: IntegerRange = { minimum: -32768, maximum: 32767 };
 const INT32: IntegerRange = { minimum: INT32_MIN, maximum: INT32_MAX };
+const SAFE_INTEGERS: IntegerRange = { minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
 
 /** PostgreSQL's integer columns (MikroORM makes `tinyint` a smallint there). */
 const POSTGRESQL_RANGES: Readonly<Record<string, IntegerRange>> = {
@@ -216,6 +215,8 @@ const MYSQL_RANGES: Readonly<Record<string, readonly [IntegerRange, IntegerRange
  * not one of these.
  */
 export function integerRangeOf(prop: EntityProperty, platform: Platform): IntegerRange | undefined {
+  // A 64-bit column read as JavaScript numbers: whole numbers JavaScript holds exactly.
+  if (prop.customType instanceof BigIntType) return SAFE_INTEGERS;
   const column = /^\s*([a-z0-9]+)\s*(?:\(\s*\d+\s*\))?((?:\s+(?:unsigned|signed|zerofill))*)\s*$/i.exec(
     prop.columnTypes?.[0] ?? '',
   );

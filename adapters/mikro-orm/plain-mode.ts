@@ -217,10 +217,9 @@ export class PlainPath {
   record(plan: ModelPlan, entity: object): RawRecord {
     const wrapped = wrap(entity, true);
     const shape = recordShape(plan);
-    // Collections are left to `toObject` to skip: cheaper than deleting them from its result.
+    // A collection (one loaded in this session: written, or populated for a write) is no part of a
+    // record: `toObject` is told to skip them (`never[]`: its parameter is typed per entity).
     const record = wrapped.toObject(shape.collectionProps as never[]) as RawRecord;
-    // A collection loaded in this session (written, or populated for a write) is no part of a record.
-    for (const name of shape.collections) if (name in record) delete record[name];
     // On the root of an inheritance hierarchy, the instance is of one subclass: another's fields
     // are not its own, and stay out of its record.
     const owns = shape.variant
@@ -406,9 +405,7 @@ const everyField = (): boolean => true;
 
 /** What `record` and `#exact` add to MikroORM's `toObject()`, per model: read once from its plan. */
 interface RecordShape {
-  /** JSON names of the to-many collections, which a record never holds. */
-  readonly collections: readonly string[];
-  /** Their MikroORM property names, which `toObject` is told to leave out. */
+  /** The MikroORM names of the to-many collections, which `toObject` is told to leave out. */
   readonly collectionProps: readonly string[];
   /** Hidden fields, which `toObject()` leaves out and the core needs. */
   readonly hidden: readonly FieldPlan[];
@@ -432,7 +429,6 @@ function recordShape(plan: ModelPlan): RecordShape {
       (prop) => prop.kind === ReferenceKind.ONE_TO_MANY || prop.kind === ReferenceKind.MANY_TO_MANY,
     );
     shape = {
-      collections: collections.map((prop) => prop.serializedName ?? prop.name),
       collectionProps: collections.map((prop) => prop.name),
       hidden: plan.fields.filter((field) => field.field.hidden === true),
       references: plan.fields.filter((field) => !field.field.hidden && field.field.relation !== undefined),

@@ -26,7 +26,9 @@ type AddFilter = (this: { config: object }, options: FilterShape) => unknown;
 
 /** What an ORM's runtime filters reach. */
 export class RuntimeFilters {
-  readonly #filters: FilterShape[] = [];
+  // By name and entities, as MikroORM keys them by name: a filter added on every request's fork
+  // is one entry, and no condition (nor what a closure holds) is kept.
+  readonly #filters = new Map<string, FilterShape>();
   readonly #reached = new Map<EntityMetadata, boolean>();
   #settled = false;
   /** Counts changes, so that what was derived from the filters can be worked out again. */
@@ -44,10 +46,10 @@ export class RuntimeFilters {
   /** Whether a runtime filter MikroORM turns on by default applies to reads of this entity. */
   reaches(meta: EntityMetadata): boolean {
     if (!this.#settled) return true;
-    if (this.#filters.length === 0) return false;
+    if (this.#filters.size === 0) return false;
     let reached = this.#reached.get(meta);
     if (reached === undefined) {
-      reached = this.#filters.some((filter) =>
+      reached = [...this.#filters.values()].some((filter) =>
         QueryHelper.isFilterActive(meta, filter.name, filter as FilterDef, {}),
       );
       this.#reached.set(meta, reached);
@@ -57,7 +59,16 @@ export class RuntimeFilters {
 
   /** Records a filter as MikroORM's `addFilter` keeps it: on by default unless `default: false`. */
   record(options: FilterShape): void {
-    this.#filters.push({ ...options, default: options.default ?? true });
+    const entity = options.entity === undefined ? undefined : [options.entity].flat();
+    const filter: FilterShape = {
+      name: options.name,
+      default: options.default ?? true,
+      ...(entity === undefined ? {} : { entity }),
+    };
+    const names = (entity ?? []).map((e) => (typeof e === 'function' ? e.name : String(e)));
+    const key = `${filter.name}\u0000${names.join('\u0000')}`;
+    if (this.#filters.get(key)?.default === filter.default) return;
+    this.#filters.set(key, filter);
     this.#changed();
   }
 
@@ -86,7 +97,10 @@ export class RuntimeFilters {
       if (meta.embeddable || meta.virtual || meta.class === undefined) continue;
       let applies: boolean;
       try {
-        applies = conditionsIn(await em.applyFilters(meta.class, {}, {}, 'read'));
+        // MikroORM hands the very `where` back when no filter is on, and a new one (or none) when
+        // one is, even a filter whose condition is empty here, outside any request.
+        const where = {};
+        applies = (await em.applyFilters(meta.class, where, {}, 'read')) !== where;
       } catch {
         // A filter that needs arguments the global manager does not hold is still a filter.
         applies = true;
@@ -94,13 +108,6 @@ export class RuntimeFilters {
       if (applies) this.record({ name: `(filters of ${meta.className})`, entity: [meta.class] });
     }
   }
-}
-
-/** Whether a `where` MikroORM built holds any condition. */
-function conditionsIn(where: unknown): boolean {
-  if (where === undefined || where === null) return false;
-  if (typeof where !== 'object') return true;
-  return Object.keys(where).length > 0 || Object.getOwnPropertySymbols(where).length > 0;
 }
 
 const registries = new WeakMap<object, RuntimeFilters>();

@@ -15,7 +15,7 @@ import { assertEmailVerified } from './account/account-service.js';
 import { PASSWORD_MAX_BYTES, passwordProblem } from './password-policy.js';
 import type { AuthRuntime } from './runtime.js';
 import type { UserBinding } from './user-binding.js';
-import { type UsernameRules, usernameRulesOf } from './username.js';
+import { type UsernameRules, usernameRulesOf, withoutPadding } from './username.js';
 
 type Handler = RouteSpec['handler'];
 
@@ -133,9 +133,10 @@ function login(runtime: AuthRuntime, bodyLimit: number): Handler {
     // Only a row whose own name has the counted form is this name's user: a collation that ignores
     // accents, case or trailing spaces (MariaDB's) would otherwise let `tärget` or `target ` log in
     // as `target` on a counter of their own. The refusal is an unknown user's, dummy hash included.
+    // A `char(n)` column hands its value back padded with spaces, which no stored name ends with.
     const find = async (name: string) => {
       const found = await adapter.findBy(session, runtime.userModel, binding.usernameField, name);
-      return found !== undefined && rules.lookupKey(String(found[binding.usernameField])) === key
+      return found !== undefined && rules.lookupKey(withoutPadding(found[binding.usernameField])) === key
         ? found
         : undefined;
     };

@@ -129,3 +129,11 @@ export function usernameRulesOf(runtime: object): UsernameRules {
   const rules = (runtime as { readonly usernames?: unknown }).usernames;
   return rules instanceof UsernameRules ? rules : DEFAULT_USERNAME_RULES;
 }
+
+/**
+ * A stored name or address as text, without the spaces a `char(n)` column pads it with
+ * (PostgreSQL hands them back); no name or address the rules accept ends with a space.
+ */
+export function withoutPadding(value: unknown): string {
+  return String(value).replace(/ +$/, '');
+}

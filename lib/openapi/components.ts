@@ -146,7 +146,7 @@ export const PROBLEM_RESPONSES = {
     status: 503,
     code: 'service_unavailable',
     description:
-      'A service the request needs (the database, the throttle store) cannot answer; retry after the given delay.',
+      'A service the request needs (the database, the throttle store, the session store) cannot answer; retry after the given delay.',
     headers: { 'Retry-After': 'RetryAfter' },
   },
 } as const satisfies Record<string, ProblemResponseSpec>;

@@ -15,6 +15,7 @@ import type { AppContext, OrmAdapter, RawRecord, RecordId } from '../../types.js
 import { isTruthyFlag } from '../admin-flag.js';
 import { storeRevocation } from '../credentials.js';
 import { passwordProblem } from '../password-policy.js';
+import { withoutPadding } from '../username.js';
 import { accountError } from './account-errors.js';
 import type { AccountService } from './account-service.js';
 import { digestMatches, issueToken, notExpired, parseToken } from './account-tokens.js';
@@ -73,7 +74,7 @@ async function findByEmail(
   const lower = email.toLowerCase();
   const find = async (value: string): Promise<RawRecord | undefined> => {
     const row = await adapter.findBy(session, userModel, field, value);
-    return row !== undefined && String(row[field]).toLowerCase() === lower ? row : undefined;
+    return row !== undefined && withoutPadding(row[field]).toLowerCase() === lower ? row : undefined;
   };
   return (await find(email)) ?? (lower === email ? undefined : find(lower));
 }

@@ -8,8 +8,8 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { wrap } from '@mikro-orm/core';
-import { Entity, Enum, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Collection, wrap } from '@mikro-orm/core';
+import { Entity, Enum, ManyToMany, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { ormFromUrl } from '../../../adapters/mikro-orm/connect.js';
 import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
 import { ConfigurationError } from '../../../lib/errors.js';
@@ -49,6 +49,14 @@ class Badge extends FrameworkModel {
   @Property() label!: string;
 }
 
+/** Points at badges by their serialized key, one and many. */
+@Entity()
+class Holder extends FrameworkModel {
+  @PrimaryKey() id!: number;
+  @ManyToOne(() => Badge, { nullable: true }) badge?: Badge | null;
+  @ManyToMany(() => Badge) badges = new Collection<Badge>(this);
+}
+
 /** A JSON name the query string would read as a path. */
 @Entity()
 class Dotted extends FrameworkModel {
@@ -73,7 +81,7 @@ for (const target of databaseTargets()) {
       db = await createTestDatabase(target);
       created = await MikroOrmAdapter.connect({
         url: db.url,
-        entities: [Column, Badge, Shelving],
+        entities: [Column, Badge, Shelving, Holder],
         schema: 'create',
       });
     });
@@ -84,7 +92,7 @@ for (const target of databaseTargets()) {
 
     /** The same entities in an ORM that did not create the schema (as in production). */
     async function described(model: ModelClass, name: string): Promise<FieldDescription[]> {
-      const orm = await ormFromUrl({ url: db.url, entities: [Column, Badge] });
+      const orm = await ormFromUrl({ url: db.url, entities: [Column, Badge, Holder] });
       try {
         const fresh = new MikroOrmAdapter(orm);
         return [created, fresh].map((adapter) => {
@@ -153,6 +161,28 @@ for (const target of databaseTargets()) {
           withTotal: true,
         });
         assert.deepEqual(page.rows, [record]);
+      });
+    }
+
+    for (const mode of ['fast', 'plain'] as const) {
+      it(`${mode}: relations name a key with a serializedName by it, one and many`, async () => {
+        const adapter = mode === 'fast' ? created : new MikroOrmAdapter(created.orm, { mode });
+        const badge = await adapter.create(adapter.openSession(), Badge, { label: `held ${mode}` });
+        const holders = adapter.describe(Holder);
+        assert.equal(holders.fieldsByName.get('badge')?.relation?.targetKey, 'key');
+        assert.equal(holders.collections?.find((c) => c.name === 'badges')?.targetKey, 'key');
+        const holder = await adapter.create(adapter.openSession(), Holder, {
+          badge: badge.key,
+          badges: [badge.key],
+        });
+        assert.equal(holder.badge, badge.key);
+        const loaded = await created.orm.em
+          .fork()
+          .findOneOrFail(Holder, holder.id as number, { populate: ['badges'] });
+        assert.deepEqual(
+          loaded.badges.getItems().map((item) => item.id),
+          [badge.key],
+        );
       });
     }
 

@@ -12,6 +12,7 @@ import type { Opt } from '@mikro-orm/core';
 import { Entity, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { ormFromUrl } from '../../../adapters/mikro-orm/connect.js';
 import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
+import { runtimeFiltersOf } from '../../../adapters/mikro-orm/runtime-filters.js';
 import { FrameworkModel } from '../../../lib/model/framework-model.js';
 import type { ListQuery, ModelClass, RawRecord } from '../../../lib/types.js';
 import {
@@ -170,6 +171,42 @@ for (const target of databaseTargets()) {
           orm.em.addFilter({ name: 'everything', cond: {}, default: true });
           for (const model of entities as ModelClass[])
             assert.match(adapter.plainReason(model) ?? '', /filters/, model.name);
+        } finally {
+          await orm.close(true);
+        }
+      });
+
+      it('a filter whose condition is empty outside a request still counts (a tenant filter reading the request)', async () => {
+        const orm = await secondOrm();
+        try {
+          let tenant: string | undefined;
+          orm.em.addFilter({
+            name: 'current tenant',
+            cond: () => (tenant === undefined ? {} : { tenant }),
+            entity: [Ledger],
+          });
+          const adapter = new MikroOrmAdapter(orm);
+          await new Promise((resolve) => setImmediate(resolve));
+          assert.match(adapter.plainReason(Ledger) ?? '', /filters/);
+          tenant = 'a';
+          const listed = await adapter.list(adapter.openSession(), Ledger, page());
+          assert.deepEqual(ids(listed.rows), [ledgers[0]?.id, ledgers[2]?.id]);
+        } finally {
+          await orm.close(true);
+        }
+      });
+
+      it('a filter added on every fork is recorded once', async () => {
+        const orm = await secondOrm();
+        try {
+          const adapter = new MikroOrmAdapter(orm);
+          await adapter.list(adapter.openSession(), Shelf, page());
+          const registry = runtimeFiltersOf(orm);
+          const before = registry.epoch;
+          for (let i = 0; i < 100; i++)
+            adapter.openSession().addFilter({ name: 'mine', cond: { hidden: false }, entity: [Shelf] });
+          assert.equal(registry.epoch, before + 1);
+          assert.match(adapter.plainReason(Shelf) ?? '', /filters/);
         } finally {
           await orm.close(true);
         }
