@@ -101,6 +101,14 @@ function platformName(orm: AnyMikroORM): string {
   return `mikro-orm:${name}`;
 }
 
+/** How long `connect()` waits for the check of filters added before the adapter existed. */
+const FILTER_PROBE_WAIT_MS = 1_000;
+
+/** Resolves after `ms`, without keeping the process alive. */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
 /** Why the fast path cannot run on this MikroORM at all (warned once), or undefined when it can. */
 function fastPathUnavailable(orm: AnyMikroORM): string | undefined {
   const missing = missingInternal(orm);
@@ -200,7 +208,10 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       ...(directWrites === undefined ? {} : { directWrites }),
       ...(namedStatements === undefined ? {} : { namedStatements }),
     });
-    await adapter.#runtimeFilters.settled;
+    // Filters found before any request, so that models no filter reaches start on the fast path.
+    // Bounded: a filter's condition may query a database that is down; until the answer comes,
+    // every model is served plainly (correct, slower).
+    await Promise.race([adapter.#runtimeFilters.settled, delay(FILTER_PROBE_WAIT_MS)]);
     return adapter;
   }
 
