@@ -90,7 +90,8 @@ export function storedProperties(meta: EntityMetadata): EntityProperty[] {
 
 /** The JSON key of a property: MikroORM's `serializedName`, else its name. */
 export function jsonNameOf(prop: EntityProperty): string {
-  return prop.serializedName ?? prop.name;
+  // MikroORM's serializer takes an empty serializedName as none.
+  return prop.serializedName === undefined || prop.serializedName === '' ? prop.name : prop.serializedName;
 }
 
 /**
@@ -235,10 +236,24 @@ function scalarType(meta: EntityMetadata, prop: EntityProperty, columns?: Platfo
  */
 function checkJsonName(meta: EntityMetadata, prop: EntityProperty): void {
   const name = jsonNameOf(prop);
-  if (!/[.[\]]/.test(name)) return;
+  if (!/[.,[\]]|^-/.test(name)) return;
   throw new ConfigurationError(
-    `${meta.className}.${prop.name}: its JSON name "${name}" holds a "." or a bracket, which list parameters read as a path (filter[a.b], sort=a.b). Give it a serializedName without them.`,
+    `${meta.className}.${prop.name}: its JSON name "${name}" holds a ".", a "," or a bracket, or starts with "-", which list parameters read otherwise (filter[a.b] walks a path, sort=a,b lists two fields, sort=-a sorts descending). Give it a serializedName without them.`,
   );
+}
+
+/** Two served properties under one JSON name: a body, a path or a cursor could not tell them apart. */
+function checkJsonNamesUnique(meta: EntityMetadata, props: readonly EntityProperty[]): void {
+  const seen = new Map<string, string>();
+  for (const prop of props) {
+    const name = jsonNameOf(prop);
+    const other = seen.get(name);
+    if (other !== undefined)
+      throw new ConfigurationError(
+        `${meta.className}: the properties ${other} and ${prop.name} are both served as "${name}" (serializedName). Give one of them another serializedName.`,
+      );
+    seen.set(name, prop.name);
+  }
 }
 
 /**
@@ -455,6 +470,13 @@ function checkGeneratedKey(meta: EntityMetadata, platform: Platform, initial: Re
   }
 }
 
+/** The served properties, each under a JSON name of its own. */
+function servedPropertiesChecked(meta: EntityMetadata): EntityProperty[] {
+  const props = servedProperties(meta);
+  checkJsonNamesUnique(meta, props);
+  return props;
+}
+
 /** What the core needs to build the model's description (composite keys are refused there). */
 export function modelFacts(orm: AnyMikroORM, model: ModelClass): ModelFacts {
   const meta = entityMetadata(orm, model);
@@ -474,7 +496,7 @@ export function modelFacts(orm: AnyMikroORM, model: ModelClass): ModelFacts {
     name: meta.className,
     table,
     primaryKeys,
-    fields: servedProperties(meta).map((prop) =>
+    fields: servedPropertiesChecked(meta).map((prop) =>
       fieldFacts(meta, prop, initial, orm.em.getPlatform().getDefaultVarcharLength(), orm.em.getPlatform()),
     ),
     // MikroORM never writes a `readonly: true` entity (a flush skips it): its routes are reads only.

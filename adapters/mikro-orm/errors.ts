@@ -9,6 +9,7 @@ import {
   ConnectionException,
   DriverException,
   type EntityMetadata,
+  type EntityProperty,
   ForeignKeyConstraintViolationException,
   NotNullConstraintViolationException,
   TableNotFoundException,
@@ -26,6 +27,7 @@ import {
   reportedColumns,
   uniqueCandidates,
 } from './constraint-fields.js';
+import { jsonNameOf } from './describe.js';
 import type { ErrorContext } from './error-context.js';
 import { outOfRange, tooLong } from './unfit-values.js';
 
@@ -239,7 +241,8 @@ function danglingFields(error: DriverException, context: ErrorContext): string[]
 
 /** The JSON key of a property (MikroORM's `serializedName`, else its name): the `path` a client sent. */
 function jsonName(meta: EntityMetadata, name: string): string {
-  return meta.properties[name as keyof typeof meta.properties]?.serializedName ?? name;
+  const prop = meta.properties[name as keyof typeof meta.properties] as EntityProperty | undefined;
+  return prop === undefined ? name : jsonNameOf(prop);
 }
 
 /**

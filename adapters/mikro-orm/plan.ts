@@ -177,6 +177,9 @@ export function keyBeyondReach(field: FieldPlan, value: unknown): boolean {
   return n > BigInt(Number.MAX_SAFE_INTEGER) || n < -BigInt(Number.MAX_SAFE_INTEGER);
 }
 
+const SINGLE_PRECISION_RANGE =
+  'The column holds single-precision numbers: a magnitude from about 1.4e-45 to 3.4e38, or 0.';
+
 const BEYOND_REACH =
   'SQLite hands integers to MikroORM as JavaScript numbers: a key beyond ±9007199254740991 would be read back as another.';
 
@@ -378,6 +381,12 @@ function checkColumnRange(field: FieldPlan, path: string, value: unknown): void 
   if (field.years !== undefined) checkYear(field.years, path, value);
   else if (field.bigint) checkBigintRange(path, value);
   if (keyBeyondReach(field, value)) throw ApiError.validation([{ path, message: BEYOND_REACH }]);
+  if (field.field.singlePrecision === true && typeof value === 'number' && value !== 0) {
+    // Refused alike everywhere: PostgreSQL fails naming no column, SQLite would keep a double.
+    const single = Math.fround(value);
+    if (!Number.isFinite(single) || single === 0)
+      throw ApiError.validation([{ path, message: SINGLE_PRECISION_RANGE }]);
+  }
 }
 
 /** The year of a date (`YYYY-MM-DD`) or datetime (any offset: its UTC year) is within the column's. */

@@ -12,7 +12,7 @@ import { Collection, wrap } from '@mikro-orm/core';
 import { Entity, Enum, ManyToMany, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { ormFromUrl } from '../../../adapters/mikro-orm/connect.js';
 import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
-import { ConfigurationError } from '../../../lib/errors.js';
+import { ApiError, ConfigurationError } from '../../../lib/errors.js';
 import { FrameworkModel } from '../../../lib/model/framework-model.js';
 import type { FieldDescription, ModelClass } from '../../../lib/types.js';
 import {
@@ -62,6 +62,33 @@ class Holder extends FrameworkModel {
 class Dotted extends FrameworkModel {
   @PrimaryKey() id!: number;
   @Property({ serializedName: 'meta.x', nullable: true }) x?: string;
+}
+
+/** A key served under another property's name. */
+@Entity()
+class Collide extends FrameworkModel {
+  @PrimaryKey({ serializedName: 'n' }) id!: number;
+  @Property() n!: string;
+}
+
+/** An empty serializedName, which MikroORM's serializer takes as none. */
+@Entity()
+class Unnamed extends FrameworkModel {
+  @PrimaryKey({ serializedName: '' }) id!: number;
+  @Property() n!: string;
+}
+
+/** JSON names the list parameters would read as two fields or a descending sort. */
+@Entity()
+class Listy extends FrameworkModel {
+  @PrimaryKey() id!: number;
+  @Property({ serializedName: 'a,b', nullable: true }) ab?: string;
+}
+
+@Entity()
+class Minus extends FrameworkModel {
+  @PrimaryKey() id!: number;
+  @Property({ serializedName: '-n', nullable: true }) n?: string;
 }
 
 /** A key only the database's default makes (never created here: SQLite has no uuid()). */
@@ -141,6 +168,22 @@ for (const target of databaseTargets()) {
         assert.deepEqual(values(read), values(json), 'a read');
       });
 
+      it(`${mode}: a single-precision column refuses what it cannot hold, naming the field`, async () => {
+        const adapter = mode === 'fast' ? created : new MikroOrmAdapter(created.orm, { mode });
+        const single = adapter.describe(Column).fieldsByName.get('ratio')?.singlePrecision === true;
+        for (const ratio of [1e39, -1e39, 1e-50]) {
+          const writing = adapter.create(adapter.openSession(), Column, { ratio });
+          if (single)
+            await assert.rejects(
+              writing,
+              (error: unknown) =>
+                error instanceof ApiError && JSON.stringify(error.toProblem()).includes('"path":"ratio"'),
+              String(ratio),
+            );
+          else assert.equal((await writing).ratio, ratio, String(ratio));
+        }
+      });
+
       it(`${mode}: a key with a serializedName is served under it, as MikroORM serializes it`, async () => {
         const adapter = mode === 'fast' ? created : new MikroOrmAdapter(created.orm, { mode });
         assert.equal(adapter.describe(Badge).primaryKey, 'key');
@@ -198,6 +241,22 @@ for (const target of databaseTargets()) {
           () => new MikroOrmAdapter(orm).describe(Dotted),
           (error: unknown) => error instanceof ConfigurationError && /Dotted\.x.*meta\.x/.test(error.message),
         );
+      } finally {
+        await orm.close(true);
+      }
+    });
+
+    it('refuses two properties under one JSON name, and names with a comma or a leading minus; takes an empty serializedName as none', async () => {
+      const orm = await ormFromUrl({ url: db.url, entities: [Collide, Unnamed, Listy, Minus] });
+      try {
+        const adapter = new MikroOrmAdapter(orm);
+        assert.throws(
+          () => adapter.describe(Collide),
+          (error: unknown) => error instanceof ConfigurationError && /id and n .*"n"/.test(error.message),
+        );
+        for (const model of [Listy, Minus])
+          assert.throws(() => adapter.describe(model), ConfigurationError, model.name);
+        assert.equal(adapter.describe(Unnamed).primaryKey, 'id');
       } finally {
         await orm.close(true);
       }
