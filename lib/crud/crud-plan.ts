@@ -188,6 +188,17 @@ function resourceSegment(model: ModelDescription): string {
   return model.resource;
 }
 
+/**
+ * Every route addresses a record by its key (`/{id}`, `Location`, cursors, relation values): a
+ * hidden key would be shown there all the same.
+ */
+function checkVisibleKey(model: ModelDescription): void {
+  if (model.fieldsByName.get(model.primaryKey)?.hidden !== true) return;
+  throw new ConfigurationError(
+    `${model.name}: its primary key ${model.primaryKey} is hidden, but its routes address records by it (paths, Location, cursors), so clients would see it anyway. Remove \`hidden\` from the key.`,
+  );
+}
+
 /** Compiles a router's plan for an adapter; throws `ConfigurationError` for what cannot be served. */
 export function compileCrudPlan(
   options: ResolvedCrudOptions,
@@ -196,6 +207,7 @@ export function compileCrudPlan(
   lookup: PlanLookup,
 ): CrudPlan {
   const model = adapter.describe(options.model);
+  checkVisibleKey(model);
   checkLikeTextFields(options, model);
   checkIncludeNames(options, model);
   let relations: ServedRelation[] = [];

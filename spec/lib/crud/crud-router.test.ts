@@ -638,3 +638,23 @@ describe('CrudRouter with asynchronous policies and a dependency that reads the 
     );
   });
 });
+
+describe('CrudRouter refuses a model whose primary key is hidden', () => {
+  class Secret extends FrameworkModel {}
+  const adapter = new MemoryAdapter({
+    models: [
+      defineMemoryModel(Secret, {
+        id: { type: 'integer', primary: true, generated: true, hidden: true },
+        text: { type: 'string' },
+      }),
+    ],
+  });
+
+  it('naming the key, since paths, Location and cursors would show it anyway', () => {
+    const app = new Application({ title: 'secrets', adapter, logger: silent });
+    assert.throws(
+      () => new CrudRouter({ model: Secret }).register_routes(app),
+      (error: Error) => error instanceof ConfigurationError && /primary key id is hidden/.test(error.message),
+    );
+  });
+});
