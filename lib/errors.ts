@@ -235,9 +235,9 @@ export class ApiError extends Error {
     });
   }
 
-  /** 503 with `Retry-After`: the database cannot be reached. */
-  static unavailable(cause?: unknown, retryAfterSeconds = 5): ApiError {
-    return new ApiError('service_unavailable', 'The database is unavailable; retry later.', {
+  /** 503 with `Retry-After`: the database (or the named `service`, e.g. a throttle store) cannot be reached. */
+  static unavailable(cause?: unknown, retryAfterSeconds = 5, service = 'The database'): ApiError {
+    return new ApiError('service_unavailable', `${service} is unavailable; retry later.`, {
       headers: { 'Retry-After': String(retryAfterSeconds) },
       cause,
     });

@@ -346,8 +346,9 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     data: Readonly<RawRecord>,
   ): Promise<RawRecord | undefined> {
     const plan = this.#plan(model);
-    if (keyBeyondReach(plan.primary, plan.primary.encode(id))) return undefined;
-    const key = { [plan.primary.prop.name]: plan.primary.encode(id) };
+    const encoded = plan.primary.encode(id);
+    if (keyBeyondReach(plan.primary, encoded)) return undefined;
+    const key = { [plan.primary.prop.name]: encoded };
     // A row keeps its key: the contract never lets a route change a primary key.
     const { [plan.primary.field.name]: _key, ...changes } = data;
     const links = encodeCollections(plan, changes);
@@ -373,8 +374,9 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
 
   async delete(session: EntityManager, model: ModelClass, id: RecordId): Promise<boolean> {
     const plan = this.#plan(model);
-    if (keyBeyondReach(plan.primary, plan.primary.encode(id))) return false;
-    const key = { [plan.primary.prop.name]: plan.primary.encode(id) };
+    const encoded = plan.primary.encode(id);
+    if (keyBeyondReach(plan.primary, encoded)) return false;
+    const key = { [plan.primary.prop.name]: encoded };
     if (this.#isPlain(plan)) return this.#plain.delete(session, plan, key);
     if (this.#directFor(plan, session, 'delete') !== undefined) {
       try {

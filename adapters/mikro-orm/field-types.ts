@@ -25,6 +25,7 @@ import {
 } from '@mikro-orm/core';
 import { INT32_MAX, INT32_MIN } from '../../lib/schema/model-schemas.js';
 import type { FieldDescription, FieldType } from '../../lib/types.js';
+import { columnTypeOf } from './column-type.js';
 import { dialectOf } from './dialect.js';
 
 // Order matters only for subclasses; MikroORM's types do not extend each other.
@@ -150,13 +151,28 @@ function refinedByColumn(declared: FieldType, column: FieldType | undefined, pla
  * one, else the property's `length`; undefined when neither says.
  */
 export function stringLengthOf(prop: EntityProperty): number | undefined {
-  const declared =
-    /^\s*(?:varchar|character varying|char|character|nvarchar|nchar|varchar2)\s*\(\s*(\d+)\s*\)\s*$/i.exec(
-      prop.columnTypes?.[0] ?? '',
-    );
-  if (declared !== null) return Number(declared[1]);
+  const column = columnTypeOf(prop);
+  if (
+    column !== undefined &&
+    STRING_COLUMNS.has(column.base) &&
+    column.size !== undefined &&
+    column.scale === undefined &&
+    column.modifiers === ''
+  )
+    return column.size;
   return prop.length !== undefined && prop.length > 0 ? prop.length : undefined;
 }
+
+/** The column types whose one argument is a length in characters. */
+const STRING_COLUMNS: ReadonlySet<string> = new Set([
+  'varchar',
+  'character varying',
+  'char',
+  'character',
+  'nvarchar',
+  'nchar',
+  'varchar2',
+]);
 
 const BUILT_IN_TYPES: ReadonlySet<unknown> = new Set(Object.values(types));
 
@@ -217,18 +233,16 @@ const MYSQL_RANGES: Readonly<Record<string, readonly [IntegerRange, IntegerRange
 export function integerRangeOf(prop: EntityProperty, platform: Platform): IntegerRange | undefined {
   // A 64-bit column read as JavaScript numbers: whole numbers JavaScript holds exactly.
   if (prop.customType instanceof BigIntType) return SAFE_INTEGERS;
-  const column = /^\s*([a-z0-9]+)\s*(?:\(\s*\d+\s*\))?((?:\s+(?:unsigned|signed|zerofill))*)\s*$/i.exec(
-    prop.columnTypes?.[0] ?? '',
-  );
-  if (column === null) return undefined;
-  const base = (column[1] as string).toLowerCase();
+  const column = columnTypeOf(prop);
+  if (column === undefined || column.scale !== undefined) return undefined;
+  const { base } = column;
   switch (dialectOf(platform)) {
     case 'postgresql':
       return POSTGRESQL_RANGES[base];
     case 'mysql': {
       const ranges = MYSQL_RANGES[base];
       // `zerofill` implies unsigned; MikroORM adds `unsigned` to the column when the property says so.
-      const unsigned = /unsigned|zerofill/i.test(column[2] ?? '') || prop.unsigned === true;
+      const unsigned = /unsigned|zerofill/.test(column.modifiers) || prop.unsigned === true;
       return ranges?.[unsigned ? 1 : 0];
     }
     default:

@@ -1,10 +1,7 @@
 /** Which number columns store single precision, whose values a driver hands back as nearby doubles. */
 import { type EntityProperty, FloatType, type Platform } from '@mikro-orm/core';
+import { columnTypeOf } from './column-type.js';
 import { dialectOf } from './dialect.js';
-
-/** A column type's name and its first and second arguments (`float(7,2)`), when it reads as one. */
-const COLUMN =
-  /^\s*([a-z][a-z0-9 ]*?)\s*(?:\(\s*(\d+)\s*(,\s*\d+\s*)?\))?(?:\s+(?:unsigned|signed|zerofill))*\s*$/i;
 
 /**
  * Whether the property's column stores single precision: PostgreSQL `real`/`float4`/`float(1..24)`,
@@ -14,10 +11,9 @@ const COLUMN =
  * database.
  */
 export function isSinglePrecision(prop: EntityProperty, platform: Platform): boolean {
-  const column = COLUMN.exec(prop.columnTypes?.[0] ?? '');
-  if (column === null) return prop.customType instanceof FloatType;
-  const base = (column[1] as string).toLowerCase();
-  const digits = column[2] === undefined ? undefined : Number(column[2]);
+  const column = columnTypeOf(prop);
+  if (column === undefined) return prop.customType instanceof FloatType;
+  const { base, size: digits } = column;
   switch (dialectOf(platform)) {
     case 'postgresql':
       return (
@@ -26,7 +22,7 @@ export function isSinglePrecision(prop: EntityProperty, platform: Platform): boo
     case 'mysql':
       // `float(M,D)` is single whatever M; `float(p)` is single up to 24 bits.
       if (base === 'float4') return true;
-      return base === 'float' && (digits === undefined || column[3] !== undefined || digits <= 24);
+      return base === 'float' && (digits === undefined || column.scale !== undefined || digits <= 24);
     default:
       return prop.customType instanceof FloatType || base === 'real' || base === 'float4';
   }

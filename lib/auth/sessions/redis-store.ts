@@ -106,10 +106,7 @@ export class RedisRefreshStore implements RefreshTokenStore {
     try {
       return await redis.eval(script, keys, ...args);
     } catch (error) {
-      throw new ApiError('service_unavailable', 'The session store (Redis) is unavailable; retry later.', {
-        headers: { 'Retry-After': '5' },
-        cause: error,
-      });
+      throw ApiError.unavailable(error, 5, 'The session store (Redis)');
     }
   }
 

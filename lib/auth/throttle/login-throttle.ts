@@ -68,10 +68,7 @@ export function resolveLimits(limits: Partial<ThrottleLimits> | undefined): Thro
 /** 503 with `Retry-After` for a throttle store that cannot answer, naming it: the database may be fine. */
 export function throttleStoreUnavailable(store: ThrottleStore, cause: unknown): ApiError {
   const what = store instanceof RedisThrottleStore ? 'The throttle store (Redis)' : 'The throttle store';
-  return new ApiError('service_unavailable', `${what} is unavailable; retry later.`, {
-    headers: { 'Retry-After': '5' },
-    cause,
-  });
+  return ApiError.unavailable(cause, 5, what);
 }
 
 /** A short opaque key: usernames may be long and are personal data. */
