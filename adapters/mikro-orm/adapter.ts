@@ -12,6 +12,7 @@
  * (links.ts) on both paths; a write that sets a collection always goes through the unit of work,
  * which writes the record and its links in the transaction of one flush.
  */
+import { setTimeout as wait } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import { ApiError, ConfigurationError } from '../../lib/errors.js';
@@ -103,11 +104,6 @@ function platformName(orm: AnyMikroORM): string {
 
 /** How long `connect()` waits for the check of filters added before the adapter existed. */
 const FILTER_PROBE_WAIT_MS = 1_000;
-
-/** Resolves after `ms`, without keeping the process alive. */
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
 
 /** Why the fast path cannot run on this MikroORM at all (warned once), or undefined when it can. */
 function fastPathUnavailable(orm: AnyMikroORM): string | undefined {
@@ -211,7 +207,10 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     // Filters found before any request, so that models no filter reaches start on the fast path.
     // Bounded: a filter's condition may query a database that is down; until the answer comes,
     // every model is served plainly (correct, slower).
-    await Promise.race([adapter.#runtimeFilters.settled, delay(FILTER_PROBE_WAIT_MS)]);
+    await Promise.race([
+      adapter.#runtimeFilters.settled,
+      wait(FILTER_PROBE_WAIT_MS, undefined, { ref: false }),
+    ]);
     return adapter;
   }
 
