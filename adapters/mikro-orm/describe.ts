@@ -54,21 +54,46 @@ const MIKRO_ORM_STRATEGIES: ReadonlySet<unknown> = new Set([
  * and serializes its key). Collections are not part of a record.
  */
 export function servedProperties(meta: EntityMetadata): EntityProperty[] {
-  return meta.props.filter((prop) => {
-    if (prop.embedded !== undefined) return false;
-    // A discriminator MikroORM added itself is never hydrated, so its serializer never shows it.
-    if (prop.userDefined === false && isDiscriminator(meta, prop)) return false;
-    if (prop.kind === ReferenceKind.SCALAR || prop.kind === ReferenceKind.EMBEDDED) return true;
-    return prop.kind === ReferenceKind.MANY_TO_ONE || prop.kind === ReferenceKind.ONE_TO_ONE;
-  });
+  const own = meta.props.filter((prop) => isServed(meta, prop));
+  const descendants = tptDescendants(meta);
+  if (descendants.length === 0) return own;
+  // A table-per-type class's query joins its subclasses' tables and loads each row as an instance
+  // of its own class: their properties are served too, in the records of their class only. Two
+  // subclasses with a property of the same name share one field.
+  const names = new Set(own.map((prop) => prop.name));
+  const inherited: EntityProperty[] = [];
+  for (const descendant of descendants) {
+    for (const prop of descendant.props) {
+      if (names.has(prop.name) || !isServed(descendant, prop)) continue;
+      names.add(prop.name);
+      inherited.push(prop);
+    }
+  }
+  return [...own, ...inherited];
+}
+
+function isServed(meta: EntityMetadata, prop: EntityProperty): boolean {
+  if (prop.embedded !== undefined) return false;
+  // A discriminator MikroORM added itself is never hydrated, so its serializer never shows it.
+  if (prop.userDefined === false && isDiscriminator(meta, prop)) return false;
+  if (prop.kind === ReferenceKind.SCALAR || prop.kind === ReferenceKind.EMBEDDED) return true;
+  return prop.kind === ReferenceKind.MANY_TO_ONE || prop.kind === ReferenceKind.ONE_TO_ONE;
+}
+
+/** The subclasses whose tables a table-per-type class's queries join (none outside such a hierarchy). */
+function tptDescendants(meta: EntityMetadata): readonly EntityMetadata[] {
+  if (meta.inheritanceType !== 'tpt') return [];
+  return meta.allTPTDescendants ?? [];
 }
 
 /**
- * Whether the property is a subclass's own, seen on the root of its single-table hierarchy:
- * MikroORM loads root rows as instances of their subclasses, whose serialization has it.
+ * Whether the property is a subclass's own, seen on a class above it: the root of a single-table
+ * hierarchy, or any class of a table-per-type one. MikroORM loads such rows as instances of their
+ * subclasses, whose serialization has it.
  */
 function isVariant(meta: EntityMetadata, prop: EntityProperty): boolean {
-  return prop.inherited === true && meta.root === meta && meta.discriminatorMap !== undefined;
+  if (prop.inherited === true && meta.root === meta && meta.discriminatorMap !== undefined) return true;
+  return meta.inheritanceType === 'tpt' && meta.properties[prop.name as never] !== prop;
 }
 
 /** Whether the property is the inverse side of a one-to-one: its key lives in the other table. */
