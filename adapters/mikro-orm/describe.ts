@@ -247,6 +247,15 @@ function relationFacts(
 function scalarType(meta: EntityMetadata, prop: EntityProperty, columns?: Platform): FieldType {
   checkJsonForm(meta, prop);
   const mapped = fieldTypeOf(prop, columns);
+  if (mapped === 'date' && prop.runtimeType === 'Date') {
+    // A value the ORM computes is served as MikroORM serializes it, whatever it holds.
+    if (isComputed(meta, prop)) return 'json';
+    // MikroORM hydrates the day as a Date at a midnight the driver and the time zone choose, and
+    // serializes that timestamp: a client could neither send a day nor get back what it sent.
+    throw new ConfigurationError(
+      `${meta.className}.${prop.name} is \`type: 'date'\` on a Date property: MikroORM holds the day as a Date at a midnight that depends on the driver and the time zone, and serializes it as a timestamp, so the API could not give back what a client sends. Declare it \`${prop.name}!: string\` (MikroORM's 'YYYY-MM-DD' form of a date), or \`type: 'datetime'\` for a point in time.`,
+    );
+  }
   if (mapped !== undefined) return mapped;
   // A value the ORM computes or keeps in memory only is shown as MikroORM serializes it.
   if (isComputed(meta, prop)) return 'json';

@@ -13,6 +13,7 @@ import { ConfigurationError } from '../../../../lib/errors.js';
 import { Application, CrudRouter } from '../../../../lib/index.js';
 import {
   Carrier,
+  DayOnDate,
   fidelityEntities,
   LossyJson,
   Memo,
@@ -28,7 +29,7 @@ for (const mode of MODES) {
     before(async () => {
       adapter = await MikroOrmAdapter.connect({
         url: 'sqlite::memory:',
-        entities: [LossyJson, Serialized, Memo],
+        entities: [LossyJson, Serialized, DayOnDate, Memo],
         schema: 'create',
         mode,
       });
