@@ -80,6 +80,12 @@ export function fastPathObstacle(
   if (meta.hasTriggers === true || (meta.triggers ?? []).length > 0) return 'database triggers';
   const serialization = orm.config.get('serialization') as { forceObject?: boolean } | undefined;
   if (serialization?.forceObject === true) return 'serialization.forceObject';
+  // MySQL/MariaDB hand a FLOAT over at 6 significant digits (123456.75 as 123457): MikroORM's unit
+  // of work takes that value sent back as no change, and compares filters with the stored float,
+  // where the fast path would store the rounded number and compare its own way.
+  const single = plan.description.fields.find((field) => field.singlePrecision === true);
+  if (plan.dialect === 'mysql' && single !== undefined)
+    return `${meta.className}.${single.name} is a single-precision float on MySQL/MariaDB`;
   for (const prop of meta.props) {
     if (prop.kind === ReferenceKind.ONE_TO_MANY || prop.kind === ReferenceKind.MANY_TO_MANY) continue;
     // Its key is in the owner's table: MikroORM joins it on every load, the fast path does not.

@@ -52,6 +52,31 @@ await describeFidelity(
       }
     });
 
+    it('a value the driver hands over rounded, sent back, leaves the stored float as MikroORM leaves it', async () => {
+      // MariaDB hands 123456.75 (exact in a float) over as 123457: a PUT of the GET body is no change
+      // for MikroORM's unit of work, and the row keeps its value; filters find it as em.find does.
+      const e = env();
+      const created = await e.send('POST', '/readings', { value: 123456.75, exact: 1 });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const id = (created.body as { id: number }).id;
+      const read = await e.send('GET', `/readings/${id}`);
+      const before = await e.mikroJson(Reading, id);
+      assert.deepEqual(read.body, before);
+      const put = await e.send('PUT', `/readings/${id}`, read.body);
+      assert.equal(put.status, 200, JSON.stringify(put.body));
+      assert.deepEqual(put.body, before);
+      for (const [query, where] of [
+        ['filter[value]=123456.75', { value: 123456.75 }],
+        ['filter[value]=123457', { value: 123457 }],
+      ] as const) {
+        const expected = await e.mikroIds(Reading, where, { id: 'asc' });
+        assert.deepEqual(idsOf(await e.get(`/readings?${query}&sort=id&limit=100`)), expected, query);
+      }
+      const stored = await e.mikroIds(Reading, { value: 123456.75 }, { id: 'asc' });
+      assert.ok(stored.includes(id), 'the PUT changed the stored float');
+      await e.em().nativeDelete(Reading, { id });
+    });
+
     it('keyset paging refuses a single-precision sort key with a 400', async () => {
       for (const sort of ['value', '-value', 'exact,-value']) {
         const answer = await env().send('GET', `/readings?sort=${sort}&limit=1&after=`);
