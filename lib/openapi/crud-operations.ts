@@ -160,6 +160,11 @@ function operandSchema(field: FieldDescription): JsonSchema {
   // A filter may compare with longer text than the column holds (it then matches nothing); the
   // parser's own cap is four times the column's length.
   if (field.maxLength !== undefined && schema.maxLength !== undefined) schema.maxLength = field.maxLength * 4;
+  // A datetime filter also takes a day alone, as its UTC midnight (coerce.ts).
+  if (field.type === 'datetime') {
+    const { format: _format, ...rest } = schema;
+    return { ...rest, anyOf: [{ format: 'date-time' }, { format: 'date' }] };
+  }
   return schema;
 }
 

@@ -14,7 +14,9 @@ const PATTERNS: Partial<Record<FieldType, RegExp>> = {
   number: /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/,
   uuid: /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
   date: /^\d{4}-\d{2}-\d{2}$/,
-  datetime: /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/,
+  // A day alone is its UTC midnight; a time of day needs its offset (`Z`, `+02:00`): without one it
+  // would be read in the server's time zone, and the same query would find other rows elsewhere.
+  datetime: /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2}))?$/,
   // As TIME_PATTERN: the end of the day, 24:00:00, is a time PostgreSQL stores.
   time: /^(([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?|24:00(:00(\.0+)?)?)$/,
 };

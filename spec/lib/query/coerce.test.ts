@@ -64,6 +64,24 @@ describe('parseFieldText: dates and times', () => {
     assert.equal(parseFieldText(moment, '0050-05-05T05:05:05.000Z'), '0050-05-05T05:05:05.000Z');
   });
 
+  it('takes a datetime with its offset, or a day alone; a time of day without an offset is no value', () => {
+    // Without an offset the value would be read in the server's time zone: the same query would
+    // find other rows on another machine.
+    for (const raw of [
+      '2024-01-01T00:00:00Z',
+      '2024-01-01T10:00:00.123+02:00',
+      '2024-01-01 10:00-0500',
+      '2024-01-01',
+    ])
+      assert.equal(parseFieldText(moment, raw), raw, raw);
+    for (const raw of ['2024-01-01T00:00:00', '2024-01-01T10:00', '2024-01-01 10:00:00.5'])
+      assert.equal(parseFieldText(moment, raw), undefined, raw);
+    assert.throws(
+      () => coerceQueryValue(moment, '2024-01-01T00:00:00', 'filter[t]'),
+      (error: unknown) => error instanceof ApiError && error.status === 400,
+    );
+  });
+
   it('takes the end of the day, 24:00:00, and nothing past it', () => {
     for (const raw of ['24:00', '24:00:00', '23:59:59.999']) assert.equal(parseFieldText(clock, raw), raw);
     for (const raw of ['24:00:01', '24:01', '25:00'])
