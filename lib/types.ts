@@ -280,6 +280,16 @@ export interface ListResult {
   readonly total?: number;
 }
 
+/** How a unit of work reads. */
+export interface SessionOptions {
+  /**
+   * Every read sees every committed write: where the ORM reads from replicas, this session reads
+   * from the primary. The core asks for it in requests that write and for the auth plugin's own
+   * checks (tokens, revocations); an ORM without replicas can ignore it.
+   */
+  readonly primary?: boolean;
+}
+
 /**
  * The contract between the core and an ORM. Adapters are raw: no HTTP, no JWT, no policies.
  * They map their own errors to `ApiError` (unique violation → `ApiError.conflict`, not-null →
@@ -293,7 +303,7 @@ export interface OrmAdapter<Session = unknown> {
   /** Introspect a model once; throws `ConfigurationError` for what cannot be served (composite keys…). */
   describe(model: ModelClass): ModelDescription;
   /** A fresh unit of work (for MikroORM, a forked EntityManager). */
-  openSession(): Session;
+  openSession(options?: SessionOptions): Session;
   /** Rows matching the query, in order, with the total when asked. */
   list(session: Session, model: ModelClass, query: ListQuery): Promise<ListResult>;
   /** The row with that primary key, or `undefined`. */

@@ -25,6 +25,7 @@ import type {
   RawRecord,
   RecordId,
   RelationLink,
+  SessionOptions,
 } from '../../lib/types.js';
 import { type MikroOrmConnectOptions, ormFromUrl } from './connect.js';
 import { databaseGone } from './database-gone.js';
@@ -61,7 +62,7 @@ import {
 import { listWhereOf, orderByOf, whereOf } from './query.js';
 import { type RuntimeFilters, runtimeFiltersOf } from './runtime-filters.js';
 import { updateSchemaSafely } from './schema.js';
-import { markWritten } from './session-state.js';
+import { markWritten, readFromPrimary } from './session-state.js';
 import { type NamedStatements, StatementRunner } from './statements.js';
 
 /** Options of `new MikroOrmAdapter(orm, options)`. */
@@ -219,9 +220,11 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     return this.#plan(model).description;
   }
 
-  /** A fresh unit of work: `orm.em.fork()`. */
-  openSession(): EntityManager {
-    return this.orm.em.fork();
+  /** A fresh unit of work: `orm.em.fork()`; with `primary`, one whose reads all go to the primary. */
+  openSession(options?: SessionOptions): EntityManager {
+    const session = this.orm.em.fork();
+    if (options?.primary === true) readFromPrimary(session);
+    return session;
   }
 
   async list(session: EntityManager, model: ModelClass, query: ListQuery): Promise<ListResult> {

@@ -1,7 +1,8 @@
 /**
  * What the adapter remembers of one session (a forked `EntityManager`) between its calls: whether
- * the request wrote through it. A session that wrote reads from the primary afterwards, so a
- * request reads its own writes even when MikroORM is configured with read replicas.
+ * its reads must see every committed write. A session that wrote reads from the primary afterwards,
+ * so a request reads its own writes even when MikroORM is configured with read replicas; so does a
+ * session opened for a request that may write, or for the auth plugin's own checks.
  */
 import type { EntityManager } from '@mikro-orm/core';
 
@@ -9,6 +10,11 @@ const wrote = new WeakSet<object>();
 
 /** Records that this session wrote (an insert, update or delete reached the database). */
 export function markWritten(session: EntityManager): void {
+  wrote.add(session);
+}
+
+/** Sends every read of this session to the primary, from the start (`openSession({ primary: true })`). */
+export function readFromPrimary(session: EntityManager): void {
   wrote.add(session);
 }
 

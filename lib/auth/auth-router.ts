@@ -12,7 +12,7 @@ import { ApiError, ConfigurationError } from '../errors.js';
 import { DEFAULT_BODY_LIMIT } from '../http/body.js';
 import { consoleLogger, type Logger } from '../http/problem-middleware.js';
 import type { GroupRouter, RouteGroup } from '../http/route-group.js';
-import { requireAdapter } from '../http/session.js';
+import { PRIMARY_READS, requireAdapter } from '../http/session.js';
 import { aliasMethods } from '../options/spelling.js';
 import type {
   AppContext,
@@ -298,7 +298,12 @@ export class AuthRouter implements AuthRuntime {
    */
   async revoke_sessions(userId: RecordId, options: CredentialOptions = {}): Promise<boolean> {
     const adapter = this.adapterOf(options, 'revoke_sessions');
-    const { row } = await storeRevocation(this, adapter, options.db ?? adapter.openSession(), userId);
+    const { row } = await storeRevocation(
+      this,
+      adapter,
+      options.db ?? adapter.openSession(PRIMARY_READS),
+      userId,
+    );
     return row !== undefined;
   }
 
@@ -309,7 +314,13 @@ export class AuthRouter implements AuthRuntime {
   async set_password(userId: RecordId, password: string, options: CredentialOptions = {}): Promise<boolean> {
     const adapter = this.adapterOf(options, 'set_password');
     const hashed = await this.hashPassword(password);
-    const { row } = await storeRevocation(this, adapter, options.db ?? adapter.openSession(), userId, hashed);
+    const { row } = await storeRevocation(
+      this,
+      adapter,
+      options.db ?? adapter.openSession(PRIMARY_READS),
+      userId,
+      hashed,
+    );
     return row !== undefined;
   }
 

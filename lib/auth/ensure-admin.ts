@@ -5,6 +5,7 @@
  * at once: the loser of the race meets the unique constraint, re-reads, and reports the winner's user.
  */
 import { ApiError, ConfigurationError } from '../errors.js';
+import { PRIMARY_READS } from '../http/session.js';
 import type { OrmAdapter, RawRecord } from '../types.js';
 import { isTruthyFlag } from './admin-flag.js';
 import type { AuthRuntime } from './runtime.js';
@@ -50,7 +51,7 @@ export async function ensureAdmin(
   if (!checked.ok) throw new ConfigurationError(`ensure_admin: ${binding.usernameField} ${checked.problem}.`);
   const username = checked.name;
   const fields: RawRecord = { ...rest, [binding.usernameField]: username };
-  const session = db ?? adapter.openSession();
+  const session = db ?? adapter.openSession(PRIMARY_READS);
   const existing = await adapter.findBy(session, runtime.userModel, binding.usernameField, username);
   if (existing !== undefined) return found(runtime, binding, existing, username);
 
@@ -72,7 +73,7 @@ export async function ensureAdmin(
     if (!(error instanceof ApiError) || error.code !== 'conflict') throw error;
     // Another instance created it first. A fresh unit of work: the failed one may hold the rejected row.
     const winner = await adapter.findBy(
-      adapter.openSession(),
+      adapter.openSession(PRIMARY_READS),
       runtime.userModel,
       binding.usernameField,
       username,

@@ -5,7 +5,7 @@
  */
 import type Koa from 'koa';
 import { ConfigurationError } from '../errors.js';
-import type { OrmAdapter } from '../types.js';
+import type { OrmAdapter, SessionOptions } from '../types.js';
 
 const ADAPTER: unique symbol = Symbol.for('koa-model-api.adapter');
 const SESSION: unique symbol = Symbol.for('koa-model-api.session');
@@ -42,12 +42,25 @@ export function requireAdapter(ctx: AnyContext, fallback?: OrmAdapter): OrmAdapt
   return adapter;
 }
 
+/** Sessions whose reads see every committed write (the primary): requests that may write, the auth plugin's checks. */
+export const PRIMARY_READS: SessionOptions = Object.freeze({ primary: true });
+
+/**
+ * How a request's session reads: a request that may write (any method but GET and HEAD) reads
+ * from the primary, so that what it checks before writing (the record a policy decides on, the
+ * values an update compares with, a refresh token) is never a lagging replica's copy.
+ */
+function optionsOf(ctx: AnyContext): SessionOptions | undefined {
+  const method = (ctx as { method?: string }).method;
+  return method === 'GET' || method === 'HEAD' ? undefined : PRIMARY_READS;
+}
+
 /** The request's unit of work, opened on first use (one per request): the adapter's session type (MikroORM: an `EntityManager`). */
 export function sessionOf<Session = unknown>(ctx: AnyContext, adapter: OrmAdapter<Session>): Session {
   const carrier = ctx as unknown as Carrier;
   const sessions = Object.hasOwn(carrier, SESSION) ? carrier[SESSION] : undefined;
   if (sessions === undefined) {
-    const session = adapter.openSession();
+    const session = adapter.openSession(optionsOf(ctx));
     carrier[SESSION] = { adapter, session };
     return session;
   }
@@ -56,7 +69,7 @@ export function sessionOf<Session = unknown>(ctx: AnyContext, adapter: OrmAdapte
   sessions.others ??= new Map();
   let other = sessions.others.get(adapter);
   if (other === undefined) {
-    other = adapter.openSession();
+    other = adapter.openSession(optionsOf(ctx));
     sessions.others.set(adapter, other);
   }
   return other as Session;

@@ -10,7 +10,7 @@ import { ApiError } from '../../errors.js';
 import { bodyReader } from '../../http/body.js';
 import { noStore } from '../../http/no-store.js';
 import { type RouteGroup, type RouteSpec, routeGroup } from '../../http/route-group.js';
-import { sessionOf } from '../../http/session.js';
+import { PRIMARY_READS, sessionOf } from '../../http/session.js';
 import type { AppContext, OrmAdapter, RawRecord, RecordId } from '../../types.js';
 import { isTruthyFlag } from '../admin-flag.js';
 import { storeRevocation } from '../credentials.js';
@@ -150,7 +150,7 @@ function forgotPassword(service: AccountService, bodyLimit: number): Handler {
     service.binding(adapter);
     // The answer does not wait for the lookup: its timing cannot tell whether the address is known.
     service.background('forgot-password', async () => {
-      const session = adapter.openSession();
+      const session = adapter.openSession(PRIMARY_READS);
       const row = await findByEmail(service, adapter, session, email);
       if (row !== undefined) await issueAndSend(service, adapter, session, row, 'reset');
     });
@@ -214,7 +214,7 @@ function requestVerification(service: AccountService, bodyLimit: number): Handle
       await service.count('forgot_address', ctx.ip);
       await service.count('verify_request', email.toLowerCase());
       service.background('verify-email/request', async () => {
-        const session = adapter.openSession();
+        const session = adapter.openSession(PRIMARY_READS);
         const row = await findByEmail(service, adapter, session, email);
         if (row !== undefined && !isTruthyFlag(row.verified)) {
           await issueAndSend(service, adapter, session, row, 'verify');

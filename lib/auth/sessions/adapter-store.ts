@@ -6,6 +6,7 @@
  * once per `purgeIntervalSeconds`.
  */
 import { ApiError, ConfigurationError } from '../../errors.js';
+import { PRIMARY_READS } from '../../http/session.js';
 import type { ListQuery, ModelClass, OrmAdapter, RawRecord } from '../../types.js';
 import { hasRefreshTokenMixin, REFRESH_ID_LENGTH } from './refresh-token-model.js';
 import type { RefreshRecord, RefreshTokenStore, StoreScope } from './store.js';
@@ -64,7 +65,7 @@ export class AdapterRefreshStore implements RefreshTokenStore {
   async insert(scope: StoreScope, record: RefreshRecord): Promise<boolean> {
     const { adapter } = scope;
     try {
-      await adapter.create(adapter.openSession(), this.model, {
+      await adapter.create(adapter.openSession(PRIMARY_READS), this.model, {
         id: record.id,
         family: record.family,
         user_id: record.user,
@@ -81,7 +82,7 @@ export class AdapterRefreshStore implements RefreshTokenStore {
   }
 
   async find(scope: StoreScope, id: string): Promise<RefreshRecord | undefined> {
-    const row = await scope.adapter.get(scope.adapter.openSession(), this.model, id);
+    const row = await scope.adapter.get(scope.adapter.openSession(PRIMARY_READS), this.model, id);
     return row === undefined ? undefined : recordOf(row);
   }
 
@@ -106,7 +107,7 @@ export class AdapterRefreshStore implements RefreshTokenStore {
   }
 
   private async deleteWhere(adapter: OrmAdapter, filter: ListQuery['filters'][number]): Promise<number> {
-    const session = adapter.openSession();
+    const session = adapter.openSession(PRIMARY_READS);
     let deleted = 0;
     for (;;) {
       const { rows } = await adapter.list(session, this.model, {

@@ -3,13 +3,17 @@
  * (a private primary and a `pg_basebackup` standby, both removed at the end). With the standby's
  * replay paused, a row written on the primary only tells where each read went: reads outside a
  * transaction go to the replica, as MikroORM sends them; a session that wrote reads its own writes
- * from the primary; reads inside a transaction use the primary. Both execution modes.
+ * from the primary; reads inside a transaction use the primary; a request that may write (any
+ * method but GET and HEAD) reads from the primary throughout, and so do the auth plugin's checks of
+ * refresh tokens and revocations. Both execution modes.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { EntityManager } from '@mikro-orm/core';
 import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
-import { Application, CrudRouter, type Logger } from '../../../lib/index.js';
+import { RefreshToken, User } from '../../../examples/recipes/sessions/entities.js';
+import { AdapterRefreshStore } from '../../../lib/auth/index.js';
+import { Application, AuthRouter, CrudRouter, type Logger } from '../../../lib/index.js';
 import type { ListQuery } from '../../../lib/types.js';
 import { fixtureModels, mikroOrmFixtureEntities } from '../../fixtures/mikro-orm/index.js';
 import { PrivatePostgres, requirePrivatePostgres } from '../../reliability/support/private-postgres.js';
@@ -19,6 +23,9 @@ import { queryOn, StreamingReplica } from '../../support/streaming-replica.js';
 
 const { Book, Category } = fixtureModels;
 const DATABASE = 'kma_replicas';
+/** The auth plugin's database: users and refresh tokens. */
+const AUTH_DATABASE = 'kma_replicas_auth';
+const SECRET = 'replica-suite-secret-of-more-than-32-bytes-0123456789';
 const quietLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
 function byName(name: string): ListQuery {
@@ -75,6 +82,13 @@ describe('MikroOrmAdapter with a streaming read replica', requirePrivatePostgres
       schema: 'create',
     });
     await creator.close();
+    await queryOn(primary.url(), `create database ${AUTH_DATABASE}`);
+    const authCreator = await MikroOrmAdapter.connect({
+      url: primary.url(AUTH_DATABASE),
+      entities: [User, RefreshToken],
+      schema: 'create',
+    });
+    await authCreator.close();
     replica = await StreamingReplica.start(primary);
   });
 
@@ -173,6 +187,87 @@ describe('MikroOrmAdapter with a streaming read replica', requirePrivatePostgres
           assert.equal(put.status, 200, describeResponse(put));
           assert.equal(objectOf(put).name, `http-renamed-${mode}`);
         });
+      });
+
+      it('a request that may write reads from the primary: a PUT compares with the stored row, not a stale copy', async () => {
+        assert.ok(primary && replica && server);
+        const url = primary.url(DATABASE);
+        const id = await insertOnPrimary(primary, `stale-a-${mode}`);
+        await whileLagging(replica, async () => {
+          assert.ok(server);
+          // The primary moves on; the replica still has the old name.
+          await queryOn(url, 'update categories set name = $1 where id = $2', [`stale-b-${mode}`, id]);
+          // Sending the old name back is a change: MikroORM compares with the row it loaded, so
+          // that row must be the primary's (from the replica, the flush would write nothing).
+          const put = await send(server.url, {
+            method: 'PUT',
+            path: `/categories/${id}`,
+            json: { name: `stale-a-${mode}` },
+          });
+          assert.equal(put.status, 200, describeResponse(put));
+          assert.equal(objectOf(put).name, `stale-a-${mode}`);
+          const [stored] = await queryOn(url, 'select name from categories where id = $1', [id]);
+          assert.equal(stored?.name, `stale-a-${mode}`, 'the update was not written');
+          // A DELETE finds a row only the primary has.
+          const fresh = await insertOnPrimary(primary as PrivatePostgres, `primary-only-delete-${mode}`);
+          const removed = await send(server.url, { method: 'DELETE', path: `/categories/${fresh}` });
+          assert.equal(removed.status, 204, describeResponse(removed));
+        });
+      });
+
+      it('a refresh token revoked while the replica lags is refused, and a login right after register succeeds', async () => {
+        assert.ok(primary && replica);
+        const authAdapter = await MikroOrmAdapter.connect({
+          url: primary.url(AUTH_DATABASE),
+          entities: [User, RefreshToken],
+          replicas: [{ host: '127.0.0.1', port: replica.port }],
+          ...(mode === 'plain' ? { mode } : {}),
+        });
+        const authApp = new Application({
+          title: `replica auth ${mode}`,
+          adapter: authAdapter,
+          logger: quietLogger,
+        });
+        const auth = new AuthRouter({
+          user_model: User,
+          secret: SECRET,
+          refresh_store: new AdapterRefreshStore({ model: RefreshToken }),
+        });
+        auth.register_routes(authApp);
+        const authServer = await serve(authApp.callback());
+        try {
+          const credentials = { username: `victim-${mode}`, password: 'victim password 1' };
+          await whileLagging(replica, async () => {
+            const registered = await send(authServer.url, {
+              method: 'POST',
+              path: '/register',
+              json: credentials,
+            });
+            assert.equal(registered.status, 201, describeResponse(registered));
+            // The replica has not replayed the new user: the login reads the primary.
+            const login = await send(authServer.url, { method: 'POST', path: '/login', json: credentials });
+            assert.equal(login.status, 200, describeResponse(login));
+            const { access_token: access, refresh_token: refresh } = objectOf(login) as {
+              access_token: string;
+              refresh_token: string;
+            };
+            const out = await send(authServer.url, {
+              method: 'POST',
+              path: '/logout-all',
+              headers: { authorization: `Bearer ${access}` },
+            });
+            assert.ok(out.status < 300, describeResponse(out));
+            const stolen = await send(authServer.url, {
+              method: 'POST',
+              path: '/refresh',
+              json: { refresh_token: refresh },
+            });
+            assert.equal(stolen.status, 401, describeResponse(stolen));
+          });
+        } finally {
+          await authServer.close();
+          await authAdapter.close();
+        }
       });
 
       it('reads the links of a collection from the replica, and from the primary once the session wrote', async () => {
