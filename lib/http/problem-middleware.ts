@@ -26,11 +26,30 @@ export const consoleLogger: Logger = {
 
 type HttpLikeError = Error & { status?: number; statusCode?: number; expose?: boolean; type?: string };
 
+/** At most one warning per this interval for the causes of 503 answers, per logger. */
+const UNAVAILABLE_WARNING_INTERVAL_MS = 60_000;
+const lastUnavailableWarning = new WeakMap<Logger, number>();
+
+/**
+ * Tells the operator why requests answer 503 (a server down, a pooler refusing transactions), once
+ * a minute: the client learns only that it may retry, and an outage answers many requests alike.
+ */
+function warnUnavailable(error: ApiError, logger: Logger): void {
+  const now = Date.now();
+  const last = lastUnavailableWarning.get(logger);
+  if (last !== undefined && now - last < UNAVAILABLE_WARNING_INTERVAL_MS) return;
+  lastUnavailableWarning.set(logger, now);
+  const cause = error.cause instanceof Error ? error.cause.message : String(error.cause ?? error.message);
+  logger.warn(
+    `answering 503 (${error.message}): ${cause.slice(0, 500)}; further 503s are not logged for a minute`,
+  );
+}
+
 /** Maps any thrown value to an `ApiError`, logging what the client must not see. */
 export function toApiError(error: unknown, logger: Logger): ApiError {
   if (error instanceof ApiError) {
-    if (error.status >= 500 && error.code !== 'service_unavailable')
-      logger.error('request failed', error.cause ?? error);
+    if (error.code === 'service_unavailable') warnUnavailable(error, logger);
+    else if (error.status >= 500) logger.error('request failed', error.cause ?? error);
     return error;
   }
   const httpError = error as HttpLikeError;
