@@ -44,7 +44,12 @@ function poolGuardOptions<D extends IDatabaseDriver>(
   options: Partial<Options<D>>,
 ): { driverOptions?: PoolOptions } {
   const driver = options.driver as { name?: string } | undefined;
-  if (driver?.name !== 'PostgreSqlDriver') return {};
+  // Without a driver, `MikroORM` of @mikro-orm/postgresql sets its own: the URL tells.
+  const postgres =
+    driver === undefined
+      ? /^postgres(ql)?:/.test(String(options.clientUrl ?? ''))
+      : driver.name === 'PostgreSqlDriver';
+  if (!postgres) return {};
   const given = options.driverOptions as unknown;
   if (
     given !== undefined &&
