@@ -152,9 +152,44 @@ export function isDiscriminator(meta: EntityMetadata, prop: EntityProperty): boo
   return column !== undefined && column === prop.name;
 }
 
-/** Values the ORM computes: formulas, getters and other `persist: false` values, the discriminator. */
+/**
+ * Whether MikroORM's serializer leaves the property out though it is not `hidden`: a name starting
+ * with `_` (its serializer's rule for private fields; a key, an `accessor`'s backing field and a
+ * getter, which `toObject()` shows through its getter pass, are kept), or a stored column that
+ * MikroORM never loads (`hydrate: false`, no getter): the entity never holds its value.
+ */
+export function isLeftOutBySerializer(prop: EntityProperty): boolean {
+  if (prop.getter === true || prop.primary === true) return false;
+  if (prop.accessor === undefined && prop.name.startsWith('_')) return true;
+  return isNeverLoaded(prop);
+}
+
+/**
+ * A stored column of the user's MikroORM never hydrates (`hydrate: false` and no getter). Its
+ * subclasses' columns on a single-table root are left aside: MikroORM marks those so itself.
+ */
+export function isNeverLoaded(prop: EntityProperty): boolean {
+  return (
+    prop.hydrate === false &&
+    prop.getter !== true &&
+    prop.persist !== false &&
+    prop.inherited !== true &&
+    prop.kind === ReferenceKind.SCALAR
+  );
+}
+
+/**
+ * Values the ORM computes: formulas, getters and other `persist: false` values, the discriminator,
+ * and a getter without a setter MikroORM stores (`hydrate: false`, a persisted getter): the entity
+ * computes it, so a value sent for it could never be set.
+ */
 export function isComputed(meta: EntityMetadata, prop: EntityProperty): boolean {
-  return prop.formula !== undefined || prop.persist === false || isDiscriminator(meta, prop);
+  return (
+    prop.formula !== undefined ||
+    prop.persist === false ||
+    isDiscriminator(meta, prop) ||
+    (prop.getter === true && prop.setter !== true)
+  );
 }
 
 /** The metadata of a model, or a ConfigurationError when the ORM does not know it as an entity. */
@@ -386,7 +421,8 @@ function fieldFacts(
     required: !nullable && !hasDefault && !variant,
     hasDefault,
     unique: isUnique(meta, prop),
-    hidden: prop.hidden === true,
+    // What MikroORM's serializer never shows is hidden: never served, filtered or written by clients.
+    hidden: prop.hidden === true || isLeftOutBySerializer(prop),
     primary,
     generated,
     // Generated columns, version counters and computed values belong to the database and the ORM.

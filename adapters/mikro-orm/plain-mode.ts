@@ -12,6 +12,7 @@ import {
   type EntityManager,
   type EntityProperty,
   OptimisticLockError,
+  type Platform,
   Reference,
   ReferenceKind,
   type Type,
@@ -20,7 +21,7 @@ import {
 import { ApiError } from '../../lib/errors.js';
 import type { ListQuery, ListResult, RawRecord } from '../../lib/types.js';
 import { checkArrayValues } from './array-items.js';
-import { type AnyMikroORM, isInverseOneToOne } from './describe.js';
+import { type AnyMikroORM, isInverseOneToOne, isNeverLoaded } from './describe.js';
 import { type AdapterFailures, isMalformedKey } from './failures.js';
 import { hasBuiltInType } from './field-types.js';
 import type { FieldPlan, ModelPlan } from './plan.js';
@@ -168,6 +169,7 @@ export class PlainPath {
     if (entity === undefined) return undefined;
     if (Object.keys(values).length > 0) {
       try {
+        holdNeverLoaded(plan, entity, values, this.#orm.em.getPlatform());
         assignValues(session, plan, entity, values);
         await session.flush();
         markWritten(session);
@@ -369,19 +371,44 @@ export class PlainPath {
 /**
  * The values `em.create` takes, and those set after it by `em.assign`: MikroORM 7's `em.create`
  * wraps the key of a `ref: true` + `mapToPk: true` relation in a `ScalarReference`, which the flush
- * then writes as no key at all; `em.assign` sets the key as application code would.
+ * then writes as no key at all, and drops a `hydrate: false` column's value (it hydrates only what
+ * it loads); `em.assign` sets both as application code would.
  */
 function splitCreateValues(plan: ModelPlan, values: Row): { created: Row; later: Row | undefined } {
   let later: Row | undefined;
   const created: Row = {};
   for (const [name, value] of Object.entries(values)) {
     const prop = plan.meta.properties[name as never] as EntityProperty | undefined;
-    if (prop?.ref === true && prop.mapToPk === true && value !== undefined && value !== null) {
+    const keyOnly = prop?.ref === true && prop.mapToPk === true && value !== undefined && value !== null;
+    if (keyOnly || (prop !== undefined && isNeverLoaded(prop))) {
       later ??= {};
       later[name] = value;
     } else created[name] = value;
   }
   return { created, later };
+}
+
+/**
+ * A `hydrate: false` column is never loaded into the entity, but the row MikroORM read holds it:
+ * its unit of work would see the entity's missing value as a change and write NULL over the stored
+ * one on the next flush. An update that does not set such a column gives the entity the stored
+ * value first, so the flush leaves the column as it is (hidden fields are never sent by a client:
+ * only server code, a write hook, sets one).
+ */
+function holdNeverLoaded(plan: ModelPlan, entity: object, values: Row, platform: Platform): void {
+  const columns = recordShape(plan).neverLoaded;
+  if (columns.length === 0) return;
+  const stored = (wrap(entity, true) as { __originalEntityData?: Row }).__originalEntityData;
+  if (stored === undefined) return;
+  for (const prop of columns) {
+    if (values[prop.name] !== undefined || !(prop.name in stored)) continue;
+    const value = stored[prop.name];
+    // The row's data holds the database's form: a custom type's JS value is made from it.
+    (entity as Row)[prop.name] =
+      prop.customType === undefined || value === null || value === undefined
+        ? value
+        : prop.customType.convertToJSValue(value, platform);
+  }
 }
 
 /**
@@ -417,6 +444,8 @@ interface RecordShape {
   readonly variant: boolean;
   /** The bigint columns SQLite may hand over rounded, which `#exact` reads again (none elsewhere). */
   readonly wide: readonly FieldPlan[];
+  /** The `hydrate: false` columns, which an update keeps (`holdNeverLoaded`). */
+  readonly neverLoaded: readonly EntityProperty[];
 }
 
 const shapes = new WeakMap<ModelPlan, RecordShape>();
@@ -434,6 +463,7 @@ function recordShape(plan: ModelPlan): RecordShape {
       references: plan.fields.filter((field) => !field.field.hidden && field.field.relation !== undefined),
       inverse: plan.fields.filter((field) => !field.field.hidden && isInverseOneToOne(field.prop)),
       variant: plan.fields.some((field) => field.field.variant === true),
+      neverLoaded: plan.meta.props.filter((prop) => prop.embedded === undefined && isNeverLoaded(prop)),
       wide:
         plan.dialect !== 'sqlite'
           ? []
