@@ -15,6 +15,7 @@ import {
   type Platform,
   Reference,
   ReferenceKind,
+  ScalarReference,
   type Type,
   wrap,
 } from '@mikro-orm/core';
@@ -420,11 +421,30 @@ function assignValues(session: EntityManager, plan: ModelPlan, entity: object, v
   const assigned: Row = {};
   for (const [name, value] of Object.entries(values)) {
     const prop = plan.meta.properties[name as never] as EntityProperty | undefined;
-    if (prop !== undefined && !hasBuiltInType(prop)) (entity as Row)[name] = value;
+    if (prop?.ref === true && prop.kind === ReferenceKind.SCALAR) setScalarReference(entity, prop, value);
+    else if (prop !== undefined && !hasBuiltInType(prop)) (entity as Row)[name] = value;
     else assigned[name] = value;
   }
   if (Object.keys(assigned).length > 0)
     session.assign(entity as AnyEntity, assigned as AnyEntity, { updateNestedEntities: false });
+}
+
+/**
+ * A scalar reference (`ref: true` on a scalar, `Ref<string>`) is set through its `ScalarReference`,
+ * as application code does (`article.body.set('…')`): `em.assign` would put the bare value in its
+ * place, which MikroORM's change tracking then fails on. A loaded entity always holds one, bound to
+ * the property; one is made the way MikroORM's hydrator makes it otherwise.
+ */
+function setScalarReference(entity: object, prop: EntityProperty, value: unknown): void {
+  const current = (entity as Row)[prop.name];
+  if (ScalarReference.isScalarReference(current)) {
+    (current as ScalarReference<unknown>).set(value);
+    return;
+  }
+  const reference = new ScalarReference<unknown>();
+  reference.bind(entity, prop.name as never);
+  reference.set(value);
+  (entity as Row)[prop.name] = reference;
 }
 
 /** Every field is the instance's own (a model outside an inheritance hierarchy's root). */
