@@ -197,6 +197,8 @@ export interface ModelDescription {
   readonly readOnly?: boolean;
   /** False when the ORM cannot create a record of this model itself (an inheritance root whose rows are all subclasses'): no POST route. */
   readonly creatable?: boolean;
+  /** Records leave out every field whose value is null, as the ORM serializes them (MikroORM's `forceUndefined`). */
+  readonly omitsNull?: boolean;
 }
 
 /** A plain row as an adapter returns it: property names as keys, JS values (Date, boolean…). */

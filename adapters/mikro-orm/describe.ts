@@ -574,5 +574,7 @@ export function modelFacts(orm: AnyMikroORM, model: ModelClass): ModelFacts {
     // A class whose rows are all its subclasses': a create would need a subclass the client cannot
     // choose (the discriminator is MikroORM's to set).
     ...(hasNoOwnRows(meta) ? { creatable: false } : {}),
+    // MikroORM's `forceUndefined` loads null as undefined, which its serializer leaves out.
+    ...(orm.config.get('forceUndefined') === true ? { omitsNull: true } : {}),
   };
 }

@@ -126,13 +126,17 @@ async function embedToOne(
   out: Record<string, unknown>[],
   request: IncludeRequest,
   path: string,
+  omitsNull: boolean,
 ): Promise<void> {
   const name = relation.name;
   const byKey = await embeddedByKey(ctx, relation, distinct(rows.map((row) => row[name])), request, path);
   rows.forEach((row, index) => {
     const key = row[name];
-    (out[index] as Record<string, unknown>)[name] =
-      key === null || key === undefined ? null : (byKey.get(key) ?? null);
+    const record = out[index] as Record<string, unknown>;
+    const embedded = key === null || key === undefined ? null : (byKey.get(key) ?? null);
+    // A model whose records leave null values out leaves out a relation with no record too.
+    if (embedded === null && omitsNull) delete record[name];
+    else record[name] = embedded;
   });
 }
 
@@ -198,7 +202,8 @@ export async function embed(
         );
       const path = `${prefix}${request.name}`;
       await admitRelationRead(relation.plan, ctx, `include=${path}`);
-      if (relation.kind === 'many-to-one') await embedToOne(ctx, relation, rows, out, request, path);
+      if (relation.kind === 'many-to-one')
+        await embedToOne(ctx, relation, rows, out, request, path, plan.model.omitsNull === true);
       else await embedToMany(ctx, plan, relation, rows, out, request, path);
     }),
   );

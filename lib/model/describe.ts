@@ -35,6 +35,8 @@ export interface ModelFacts {
   readonly readOnly?: boolean;
   /** False when the ORM cannot create a record of the model itself (an inheritance root whose rows are all subclasses'): no POST route. */
   readonly creatable?: boolean;
+  /** True when the ORM's serialization leaves null values out (MikroORM's `forceUndefined`): so do records. */
+  readonly omitsNull?: boolean;
 }
 
 /** The table name of a model: `__tablename__` wins, then the ORM's explicit name, then the rule. */
@@ -171,6 +173,7 @@ export function buildModelDescription(facts: ModelFacts): ModelDescription {
     model: facts.model,
     ...(facts.readOnly === true ? { readOnly: true } : {}),
     ...(facts.creatable === false ? { creatable: false } : {}),
+    ...(facts.omitsNull === true ? { omitsNull: true } : {}),
   });
 }
 

@@ -229,15 +229,18 @@ function writeObjectSchema(nested: readonly FieldDescription[], mode: 'create' |
 
 /**
  * Response schema: readable (non-hidden) fields, additionalProperties false; every field is
- * required except lazy ones, which come only when a list names them in `fields=`.
+ * required except lazy ones, which come only when a list names them in `fields=`, and, on a model
+ * whose records leave null values out (`omitsNull`), nullable ones.
  */
 export function readSchema(model: ModelDescription): JsonSchema {
   const readable = model.fields.filter((field) => !field.hidden);
   const properties: Record<string, JsonSchema> = {};
   for (const field of readable) properties[field.name] = valueSchema(field, 'read');
+  const alwaysSent = (field: FieldDescription) =>
+    field.lazy !== true && field.variant !== true && !(model.omitsNull === true && field.nullable);
   return objectSchema(
     properties,
-    readable.filter((field) => field.lazy !== true && field.variant !== true).map((field) => field.name),
+    readable.filter(alwaysSent).map((field) => field.name),
   );
 }
 

@@ -72,20 +72,26 @@ export function readableFields(model: ModelDescription, selection?: readonly str
   return readable.filter((field) => wanted.has(field.name));
 }
 
-/** Compiles the serializer of a list of fields. */
-function compileFields(fields: readonly FieldDescription[]): Serializer {
+/**
+ * Compiles the serializer of a list of fields. A missing value is null, unless the model leaves
+ * null values out (`omitsNull`) or the field is another subclass's (`variant`).
+ */
+function compileFields(fields: readonly FieldDescription[], omitsNull: boolean): Serializer {
   const plan = fields.map((field) => ({
     name: field.name,
     convert: converterFor(field),
-    variant: field.variant === true,
+    absentIfNull: omitsNull,
+    absentIfMissing: omitsNull || field.variant === true,
   }));
   return (row) => {
     const out: Record<string, unknown> = {};
-    for (const { name, convert, variant } of plan) {
+    for (const { name, convert, absentIfNull, absentIfMissing } of plan) {
       const value = row[name];
-      // A field of some records only (another subclass's) is left out where the record lacks it.
-      if (value === undefined && variant) continue;
-      out[name] = value === undefined || value === null ? null : convert(value);
+      if (value === undefined) {
+        if (!absentIfMissing) out[name] = null;
+      } else if (value === null) {
+        if (!absentIfNull) out[name] = null;
+      } else out[name] = convert(value);
     }
     return out;
   };
@@ -103,7 +109,8 @@ const selectionCache = new WeakMap<ModelDescription, Map<string, Serializer>>();
  */
 export function compileSerializer(model: ModelDescription, selection?: readonly string[]): Serializer {
   const fields = readableFields(model, selection);
-  if (selection === undefined) return compileFields(fields);
+  const omitsNull = model.omitsNull === true;
+  if (selection === undefined) return compileFields(fields, omitsNull);
   let cache = selectionCache.get(model);
   if (cache === undefined) {
     cache = new Map();
@@ -112,7 +119,7 @@ export function compileSerializer(model: ModelDescription, selection?: readonly 
   const key = fields.map((field) => field.name).join(',');
   let serializer = cache.get(key);
   if (serializer === undefined) {
-    serializer = compileFields(fields);
+    serializer = compileFields(fields, omitsNull);
     if (cache.size < MAX_CACHED_SELECTIONS) cache.set(key, serializer);
   }
   return serializer;

@@ -165,6 +165,14 @@ describe('readSchema', () => {
     assert.ok('is_admin' in (user.properties ?? {}), 'the admin flag is readable');
   });
 
+  it('does not require nullable fields of a model that omits null values', () => {
+    const omitting = readSchema({ ...person, omitsNull: true });
+    const alwaysSent = person.fields.filter((f) => !f.hidden && !f.nullable).map((f) => f.name);
+    assert.deepEqual(omitting.required, alwaysSent);
+    assert.ok(alwaysSent.length < (schema.required?.length ?? 0), 'person has nullable fields');
+    assert.deepEqual(omitting.properties, schema.properties);
+  });
+
   it('carries no defaults and validates a stored record', () => {
     for (const property of Object.values(schema.properties ?? {})) assert.equal('default' in property, false);
     const validate = ajv.compile(schema);

@@ -102,6 +102,20 @@ describe('compileSerializer', () => {
     assert.equal(compileSerializer(plain)({ id: 1, spot }).spot, spot, 'no copy when nothing converts');
   });
 
+  it('leaves null and missing values out on a model that omits null, in every selection', () => {
+    const omitting = { ...place, omitsNull: true } as typeof place;
+    const out = compileSerializer(omitting)({ ...row(), weights: null, score: undefined });
+    assert.equal('weights' in out, false);
+    assert.equal('score' in out, false);
+    assert.equal(out.name, 'Harbour');
+    assert.deepEqual(compileSerializer(omitting, ['description', 'weights'])({ id: 2, weights: null }), {});
+    // Without the flag a missing value is null.
+    assert.deepEqual(compileSerializer(place, ['description', 'weights'])({ id: 2 }), {
+      weights: null,
+      description: null,
+    });
+  });
+
   it('compiles a selection once, whatever order it names the fields in', () => {
     const first = compileSerializer(place, ['name', 'tags']);
     assert.equal(compileSerializer(place, ['tags', 'name']), first);

@@ -14,7 +14,7 @@ import {
   type EventSubscriber,
   wrap,
 } from '@mikro-orm/core';
-import { MikroOrmAdapter } from '../../../../adapters/mikro-orm/index.js';
+import { MikroOrmAdapter, type MikroOrmConnectOptions } from '../../../../adapters/mikro-orm/index.js';
 import { Application, CrudRouter } from '../../../../lib/index.js';
 import type { ModelClass } from '../../../../lib/types.js';
 import {
@@ -68,6 +68,8 @@ export interface Catalogue {
   readonly entities: readonly (ModelClass | EntitySchema)[];
   readonly routes: ReadonlyMap<ModelClass, string>;
   readonly subscribers?: () => EventSubscriber[];
+  /** Other MikroORM options of the application's ORM (`forceUndefined`, …). */
+  readonly options?: Omit<MikroOrmConnectOptions, 'url' | 'entities'>;
 }
 
 /** The fidelity catalogue (spec/fixtures/mikro-orm/fidelity.ts) on its routes. */
@@ -218,6 +220,7 @@ async function startEnv(
   catalogue: Catalogue,
 ): Promise<FidelityEnv> {
   const adapter = await MikroOrmAdapter.connect({
+    ...catalogue.options,
     url: db.url,
     entities: [...catalogue.entities],
     subscribers: catalogue.subscribers?.() ?? [],
