@@ -149,7 +149,7 @@ async function writeData(
   current?: RawRecord,
 ): Promise<RawRecord> {
   const body = await plan.readBody(ctx);
-  let data = plan.validate(mode, body);
+  let data = plan.validate(mode, body, current);
   await checkCollectionKeys(plan, ctx, data);
   const hooks = plan.hooks();
   if (hooks !== undefined) data = await hooks.prepare(data, mode, ctx, current);

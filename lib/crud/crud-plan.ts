@@ -10,7 +10,7 @@ import type { WriteHooks } from '../model/write-hooks.js';
 import { fieldAtPath } from '../query/field-paths.js';
 import type { ListQueryOptions } from '../query/list-query.js';
 import { compileSerializer, type Serializer } from '../schema/serializer.js';
-import { compileWriteValidator } from '../schema/write-validator.js';
+import { compileWriteValidator, type WriteValidator } from '../schema/write-validator.js';
 import type { AppContext, ModelClass, ModelDescription, OrmAdapter, RawRecord } from '../types.js';
 import type { ResolvedCrudOptions } from './crud-options.js';
 
@@ -48,8 +48,11 @@ export interface CrudPlan {
   readonly readOnlyFields: ReadonlySet<string>;
   /** What list queries of this router accept beyond the defaults (`$like` caps, relations). */
   listOptions(): ListQueryOptions;
-  /** Validates a create or update body (with the write hooks' extra fields). */
-  validate(mode: 'create' | 'update', body: unknown): RawRecord;
+  /**
+   * Validates a create or update body (with the write hooks' extra fields); an update's embedded
+   * objects against the stored record they merge into.
+   */
+  validate(mode: 'create' | 'update', body: unknown, stored?: Readonly<RawRecord>): RawRecord;
   /** The write hooks of the router, resolved when it was created. */
   hooks(): WriteHooks | undefined;
   /** The relations requests may include, filter and sort through (resolved against the lookup). */
@@ -224,7 +227,7 @@ export function compileCrudPlan(
   const ownerField = knowsCaller(options) ? ownerFieldOf(options, model) : undefined;
   const readOnlyFields: ReadonlySet<string> = new Set(ownerField === undefined ? [] : [ownerField]);
   const hooks = options.writeHooks;
-  const compile = (mode: 'create' | 'update'): ((body: unknown) => RawRecord) =>
+  const compile = (mode: 'create' | 'update'): WriteValidator =>
     compileWriteValidator(model, {
       mode,
       strict: options.strict,
@@ -252,7 +255,7 @@ export function compileCrudPlan(
       served();
       return listOptions;
     },
-    validate: (mode, body) => validators[mode](body),
+    validate: (mode, body, stored) => validators[mode](body, stored),
     hooks: () => hooks,
     relations: served,
   };

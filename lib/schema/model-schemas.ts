@@ -213,14 +213,20 @@ export function writableNestedFields(field: FieldDescription): FieldDescription[
   return (field.fields ?? []).filter(isClientWritable);
 }
 
+/** What an update's embedded object means, for readers of the document. */
+const PARTIAL_OBJECT_NOTE =
+  'May be partial: the fields left out keep their stored values. Where no object is stored yet, the fields a create requires must be given.';
+
 /**
- * The write schema of an embedded object. The whole object is written at once, so its required
- * nested fields are required in updates too.
+ * The write schema of an embedded object. A create writes the whole object, so its required nested
+ * fields are required; an update merges it into the stored object (MikroORM's `em.assign` does), so
+ * none is: where no object is stored, the validator requires them (`missingNestedFields`).
  */
 function writeObjectSchema(nested: readonly FieldDescription[], mode: 'create' | 'update'): JsonSchema {
   const writable = nested.filter(isClientWritable);
   const properties: Record<string, JsonSchema> = {};
   for (const field of writable) properties[field.name] = valueSchema(field, mode);
+  if (mode === 'update') return { ...objectSchema(properties, []), description: PARTIAL_OBJECT_NOTE };
   return objectSchema(
     properties,
     writable.filter((field) => field.required).map((field) => field.name),

@@ -165,11 +165,45 @@ function unaddressableKey(model: ModelDescription, clean: RawRecord): FieldError
     : [];
 }
 
+/**
+ * The required nested fields an update's embedded object leaves out where no object is stored (it
+ * would be created without them): an object merges into a stored one, field by field and level by
+ * level, as MikroORM's `em.assign` merges embeddables, but a new one must be whole.
+ */
+function missingNestedFields(
+  fields: readonly FieldDescription[],
+  given: Readonly<Record<string, unknown>>,
+  stored: unknown,
+  prefix: string,
+  errors: FieldError[],
+): void {
+  for (const field of fields) {
+    if (field.type !== 'object') continue;
+    const value = given[field.name];
+    if (!isPlainObject(value)) continue;
+    const current = isPlainObject(stored) ? stored[field.name] : undefined;
+    const nested = writableNestedFields(field);
+    const path = `${prefix}${field.name}`;
+    if (!isPlainObject(current)) {
+      for (const inner of nested)
+        if (inner.required && value[inner.name] === undefined)
+          errors.push({ path: `${path}.${inner.name}`, message: 'is required' });
+    }
+    missingNestedFields(nested, value, current, `${path}.`, errors);
+  }
+}
+
+/**
+ * A compiled write validator: a clean copy of the writable input, or a 422 `ApiError`. An update
+ * is given the stored record, which an embedded object in the body merges into.
+ */
+export type WriteValidator = (body: unknown, stored?: Readonly<RawRecord>) => RawRecord;
+
 /** Compiles a validator; calling it returns a clean copy of the writable input or throws a 422 `ApiError`. */
 export function compileWriteValidator(
   model: ModelDescription,
   options: WriteValidatorOptions,
-): (body: unknown) => RawRecord {
+): WriteValidator {
   const schemaOptions = {
     ...(options.readOnlyFields === undefined ? {} : { readOnlyFields: options.readOnlyFields }),
     ...(options.extraFields === undefined ? {} : { extraFields: options.extraFields }),
@@ -191,13 +225,17 @@ export function compileWriteValidator(
   const plan: KeyPlan = { label: model.name, accepted, known };
   const validate = ajv.compile(schema);
 
-  return (body: unknown): RawRecord => {
+  const objects = model.fields.filter((field) => field.type === 'object' && accepted.get(field.name) != null);
+  return (body: unknown, stored?: Readonly<RawRecord>): RawRecord => {
     if (!isPlainObject(body)) {
       throw ApiError.validation([{ path: '', message: 'must be a JSON object' }]);
     }
     const refused: FieldError[] = [];
     const clean = keepAccepted(body, plan, options.strict, '', refused);
     const errors = validate(clean) ? [] : (validate.errors ?? []).map(toFieldError);
+    // A create's schema requires the nested fields itself; an update's only where nothing is stored.
+    if (options.mode === 'update' && objects.length > 0)
+      missingNestedFields(objects, clean, stored, '', errors);
     const all = onePerField([
       ...refused,
       ...errors,

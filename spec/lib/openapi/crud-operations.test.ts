@@ -48,7 +48,9 @@ describe('OpenAPI of embedded objects, arrays, computed and lazy fields', () => 
     assert.ok('city' in at(schemas, 'Place', 'properties', 'address', 'properties'));
     assert.equal(at(schemas, 'Place', 'properties', 'address', 'properties', 'slug').readOnly, true);
     assert.equal('slug' in at(schemas, 'PlaceCreate', 'properties', 'address', 'properties'), false);
-    assert.deepEqual(at(schemas, 'PlaceUpdate', 'properties', 'address').required, ['street', 'city']);
+    assert.deepEqual(at(schemas, 'PlaceCreate', 'properties', 'address').required, ['street', 'city']);
+    // An update's object merges into the stored one: none of its fields is required.
+    assert.equal(at(schemas, 'PlaceUpdate', 'properties', 'address').required, undefined);
     assert.deepEqual(at(schemas, 'Place', 'properties', 'tags', 'items').type, 'string');
   });
 

@@ -223,12 +223,33 @@ describe('compileWriteValidator: embedded objects, arrays and computed fields', 
     );
   });
 
-  it('replaces an object as a whole on update: its required fields stay required', () => {
-    assert.deepEqual(update({ address }), { address });
+  it('merges an update object into the stored one: partial where one is stored, whole where none is', () => {
+    const stored = {
+      id: 1,
+      name: 'Harbour',
+      address: { ...address, geo: { lat: 1, lng: 2 } },
+      billing: null,
+    };
+    assert.deepEqual(update({ address: { city: 'Bergen' } }, stored), { address: { city: 'Bergen' } });
+    assert.deepEqual(update({ address: { geo: { lat: 5 } } }, stored), { address: { geo: { lat: 5 } } });
+    // No billing stored: a new object must be whole.
+    assert.deepEqual(
+      problems(() => update({ billing: { since: '2024-01-02' } }, stored)),
+      [{ path: 'billing.iban', message: 'is required' }],
+    );
+    assert.deepEqual(update({ billing: { iban: 'NO93' } }, stored), { billing: { iban: 'NO93' } });
+    // A nested object created inside a stored one: its own required fields, level by level.
+    const noGeo = { ...stored, address: { ...address, geo: null } };
+    assert.deepEqual(
+      problems(() => update({ address: { city: 'Bergen', geo: { lat: 5 } } }, noGeo)),
+      [{ path: 'address.geo.lng', message: 'is required' }],
+    );
+    // Without the stored record nothing can be merged: every required field is required.
     assert.deepEqual(
       problems(() => update({ address: { city: 'Oslo' } })),
       [{ path: 'address.street', message: 'is required' }],
     );
+    assert.deepEqual(update({ address }), { address });
   });
 
   it('checks array items by item type, integers within int32, one entry per item', () => {
