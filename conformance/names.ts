@@ -13,6 +13,8 @@ export const conformanceCases = [
   'update-ignores-primary-key',
   'update-unknown-id-404',
   'delete-204-then-404',
+  'read-fields-selection',
+  'item-routes-refuse-unknown-parameters',
   'unique-conflict-409-on-create',
   'unique-conflict-409-on-update',
   'uuid-primary-key',

@@ -6,6 +6,7 @@ import { filterCases } from './filters.js';
 import { httpCases } from './http.js';
 import { includeCases } from './include.js';
 import { includeSelectionCases } from './include-selection.js';
+import { itemQueryCases } from './item-query.js';
 import { keyCases } from './keys.js';
 import { keysetCases } from './keyset.js';
 import { listCases } from './list.js';
@@ -17,6 +18,7 @@ import { relationWriteCases } from './relation-writes.js';
 export const caseBodies: Readonly<Record<ConformanceCaseName, ConformanceCase>> = {
   ...createCases,
   ...recordCases,
+  ...itemQueryCases,
   ...keyCases,
   ...listCases,
   ...keysetCases,

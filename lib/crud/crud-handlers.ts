@@ -1,13 +1,16 @@
 /**
  * The handlers of the generated routes. Order of checks on every route: authentication, then
- * the id, then the stored record, then the policy, then the body — so that a caller who may not
- * act learns nothing from validation messages.
+ * the id, then the stored record, then the policy, then the query string, then the body — so that
+ * a caller who may not act learns nothing from validation messages. A delete, which takes no
+ * query parameter at all, refuses one right after authentication.
  */
 import { ApiError } from '../errors.js';
 import { sessionOf } from '../http/session.js';
 import { coerceId } from '../query/coerce.js';
 import { encodeCursor } from '../query/cursor.js';
-import { type ParsedListQuery, parseListQuery, parseReadInclude } from '../query/list-query.js';
+import type { IncludeRequest } from '../query/include.js';
+import { parseReadQuery, refuseQuery } from '../query/item-query.js';
+import { type ParsedListQuery, parseListQuery } from '../query/list-query.js';
 import { compileSerializer } from '../schema/serializer.js';
 import type { AppContext, CrudMethod, FilterCondition, RawRecord, RecordId } from '../types.js';
 import { admitRelationRead, authenticate, enforce } from './access.js';
@@ -48,9 +51,14 @@ async function authenticatedRecord(
   const authenticating = authenticate(plan, ctx, method);
   if (authenticating !== undefined) await authenticating;
   const id = idOf(plan, raw);
+  return { id, row: await storedRecord(plan, ctx, id) };
+}
+
+/** The stored record with this id, or 404. */
+async function storedRecord(plan: CrudPlan, ctx: AppContext, id: RecordId): Promise<RawRecord> {
   const row = await plan.adapter.get(sessionOf(ctx, plan.adapter), plan.options.model, id);
   if (row === undefined) throw noId(plan, String(id));
-  return { id, row };
+  return row;
 }
 
 function send(ctx: AppContext, status: number, body: unknown): void {
@@ -173,11 +181,41 @@ function collectionPath(ctx: AppContext): string {
 /** The handler of one generated operation (declared in crud-routes.ts). */
 export async function create(plan: CrudPlan, ctx: AppContext): Promise<void> {
   await admit(plan, ctx, 'POST');
+  refuseQuery(ctx.querystring, 'a create');
   const data = await writeData(plan, ctx, 'create');
   const row = await plan.adapter.create(sessionOf(ctx, plan.adapter), plan.options.model, data);
   const id = row[plan.model.primaryKey];
   ctx.set('Location', `${collectionPath(ctx)}/${encodeURIComponent(String(id))}`);
   send(ctx, 201, plan.serialize(row));
+}
+
+/**
+ * The stored record again, with the lazy fields a read's `fields=` names: `get` reads a record as
+ * a response without a selection shows it, and only a list query carries a selection the adapter
+ * must load lazy fields for. One more read, only when a lazy field is asked for.
+ */
+async function withLazyFields(
+  plan: CrudPlan,
+  ctx: AppContext,
+  row: RawRecord,
+  fields: readonly string[],
+  include: readonly IncludeRequest[],
+): Promise<RawRecord> {
+  if (!fields.some((name) => plan.model.fieldsByName.get(name)?.lazy === true)) return row;
+  const primaryKey = plan.model.primaryKey;
+  const key = row[primaryKey];
+  const result = await plan.adapter.list(sessionOf(ctx, plan.adapter), plan.options.model, {
+    filters: [{ field: primaryKey, op: '$eq', value: key }],
+    sort: [{ field: primaryKey, direction: 'asc' }],
+    limit: 1,
+    offset: 0,
+    withTotal: false,
+    fields: relatedFieldsToLoad(plan, fields, include) ?? fields,
+  });
+  const found = result.rows[0];
+  // Deleted between the two reads.
+  if (found === undefined) throw noId(plan, String(key));
+  return found;
 }
 
 /** The handler of one generated operation (declared in crud-routes.ts). */
@@ -187,11 +225,13 @@ export async function read(
   params: Readonly<Record<string, string>>,
 ): Promise<void> {
   const { row } = await authenticatedRecord(plan, ctx, 'GET', params.id);
+  // The policy decides on the whole stored record, whatever the selection.
   const pending = enforce(plan, ctx, 'GET', row);
   if (pending !== undefined) await pending;
-  const include = parseReadInclude(plan.model, ctx.querystring, plan.relations());
-  const body = plan.serialize(row);
-  if (include !== undefined) await embed(ctx, plan, [row], [body], include);
+  const { fields, include } = parseReadQuery(plan.model, ctx.querystring, plan.relations());
+  const record = fields === undefined ? row : await withLazyFields(plan, ctx, row, fields, include ?? []);
+  const body = fields === undefined ? plan.serialize(record) : compileSerializer(plan.model, fields)(record);
+  if (include !== undefined) await embed(ctx, plan, [record], [body], include);
   send(ctx, 200, body);
 }
 
@@ -205,6 +245,7 @@ export async function update(
   const { id, row: current } = await authenticatedRecord(plan, ctx, method, params.id);
   const deciding = enforce(plan, ctx, method, current);
   if (deciding !== undefined) await deciding;
+  refuseQuery(ctx.querystring, 'an update');
   const data = await writeData(plan, ctx, 'update', current);
   const row =
     Object.keys(data).length === 0
@@ -220,16 +261,15 @@ export async function remove(
   ctx: AppContext,
   params: Readonly<Record<string, string>>,
 ): Promise<void> {
-  let id: RecordId;
-  if (plan.options.policies.DELETE === undefined) {
-    // Nothing decides on the stored row: the delete itself tells whether it existed.
-    const authenticating = authenticate(plan, ctx, 'DELETE');
-    if (authenticating !== undefined) await authenticating;
-    id = idOf(plan, params.id);
-  } else {
-    const loaded = await authenticatedRecord(plan, ctx, 'DELETE', params.id);
-    id = loaded.id;
-    const deciding = enforce(plan, ctx, 'DELETE', loaded.row);
+  const authenticating = authenticate(plan, ctx, 'DELETE');
+  if (authenticating !== undefined) await authenticating;
+  // A delete takes no parameter at all, so refusing one says nothing about the records; and it
+  // comes first whether or not a policy reads the stored record.
+  refuseQuery(ctx.querystring, 'a delete');
+  const id = idOf(plan, params.id);
+  // Without a policy nothing decides on the stored row: the delete itself tells whether it existed.
+  if (plan.options.policies.DELETE !== undefined) {
+    const deciding = enforce(plan, ctx, 'DELETE', await storedRecord(plan, ctx, id));
     if (deciding !== undefined) await deciding;
   }
   const deleted = await plan.adapter.delete(sessionOf(ctx, plan.adapter), plan.options.model, id);

@@ -29,6 +29,7 @@ import { article, humanize, pascalCase } from './naming.js';
 import {
   type DocumentedRelation,
   documentedRelations,
+  type EmbeddedShape,
   includeParameter,
   type RelationAccess,
   type RelationTarget,
@@ -48,8 +49,11 @@ export interface CrudBuildContext {
   operationId(preferred: string): string;
   /** The security scheme an operation that needs a user names. */
   securityScheme(doc: CrudRoutesDoc, policy: Policy | undefined): string;
-  /** Adds a router's read schema like `schema`, remembered as what relations to its model refer to. */
-  record(doc: CrudRoutesDoc, schema: JsonSchema): JsonSchema;
+  /**
+   * Adds a router's read schema of one shape (a whole record, or one a field selection may have
+   * narrowed) like `schema`, remembered as what relations to its model refer to.
+   */
+  record(doc: CrudRoutesDoc, schema: JsonSchema, shape?: EmbeddedShape): JsonSchema;
   /** The documented routes of a related model and a `$ref` to their read schema, if it has routes. */
   target(model: ModelClass): RelationTarget | undefined;
 }
@@ -88,6 +92,25 @@ function fieldsDescription(model: ModelDescription, relations: boolean): string 
     : '';
   if (lazy.length === 0) return base + related;
   return `${base} Lazy fields (${lazy.join(', ')}) are left out of every record unless named here.${related}`;
+}
+
+/** The `fields` parameter of list and read operations: readable fields, and fields of included relations. */
+function fieldsParameter(
+  model: ModelDescription,
+  relations: readonly DocumentedRelation[],
+): Record<string, unknown> {
+  return {
+    name: 'fields',
+    in: 'query',
+    description: `${fieldsDescription(model, relations.length > 0)} Repeating the parameter is the same as one comma-separated list.`,
+    style: 'form',
+    explode: false,
+    schema: {
+      type: 'array',
+      items: { type: 'string', enum: [...selectableFields(model), ...relationFieldNames(relations)] },
+      uniqueItems: true,
+    },
+  };
 }
 
 /**
@@ -130,18 +153,7 @@ function listParameters(
       explode: false,
       schema: { type: 'array', items: { type: 'string', enum: sortKeys }, uniqueItems: true },
     },
-    {
-      name: 'fields',
-      in: 'query',
-      description: `${fieldsDescription(model, relations.length > 0)} Repeating the parameter is the same as one comma-separated list.`,
-      style: 'form',
-      explode: false,
-      schema: {
-        type: 'array',
-        items: { type: 'string', enum: [...selectableFields(model), ...relationFieldNames(relations)] },
-        uniqueItems: true,
-      },
-    },
+    fieldsParameter(model, relations),
     ...filterablePaths(model).flatMap((path) => {
       const field = fieldAtPath(model, path);
       return field === undefined ? [] : [filterParameter(path, field, like)];
@@ -365,8 +377,8 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
     extraRequired: doc.extraRequiredOnCreate,
   };
   const relations = documentedRelations(doc, (target) => ctx.target(target));
-  const fullRead = withRelationProperties(readSchema(model), relations, doc.includeLimit);
-  const record = ctx.record(doc, fullRead);
+  const read = readSchema(model);
+  const record = ctx.record(doc, withRelationProperties(read, relations, doc.includeLimit));
   // Non-strict routers drop the fields a client may not write, so their bodies allow unknown keys.
   // Registered when an operation takes the body: a read-only model has no write schemas.
   const writeSchema = (kind: 'create' | 'update') =>
@@ -385,12 +397,17 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
             doc.strict,
           ),
         );
-  // With `fields=` a list returns only the named fields, so no field is required in list items.
-  const { required: _required, ...partial } = fullRead;
-  const listItem = ctx.schema(`${model.name}Fields`, {
-    ...partial,
-    description: `A ${model.name}, or the fields of it named in \`fields\`.`,
-  });
+  // With `fields=` a list or a read returns only the named fields, of the record and of the
+  // records it embeds (`fields=owner.username`): no field is required, at any level.
+  const { required: _required, ...partial } = read;
+  const selected = ctx.record(
+    doc,
+    {
+      ...withRelationProperties(partial, relations, doc.includeLimit, 'fields'),
+      description: `A ${model.name}, or the fields of it named in \`fields\`.`,
+    },
+    'fields',
+  );
 
   const one = humanize(model.name);
   const many = humanize(model.resource);
@@ -400,11 +417,15 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
   const dropped = doc.strict
     ? 'Fields a client may not write are refused with 422.'
     : 'Fields a client may not write are ignored.';
-  const recordResponse = (description: string) => ({
+  const recordResponse = (description: string, schema: JsonSchema) => ({
     description,
-    content: { [JSON_MEDIA_TYPE]: { schema: record } },
+    content: { [JSON_MEDIA_TYPE]: { schema } },
   });
   const readInclude = includeParameter(relations, doc.includeLimit);
+  const readParameters = [
+    ...(readInclude === undefined ? [] : [readInclude]),
+    fieldsParameter(model, relations),
+  ];
   const updateDescription = `Changes the fields present in the body; absent fields keep their values. ${dropped}`;
   const texts: Record<CrudOperationName, OperationText> = {
     list: {
@@ -425,8 +446,8 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
     read: {
       operationId: `get${single}`,
       summary: `Get ${a}`,
-      description: `Returns the ${one} with this primary key.`,
-      success: `The ${one}.`,
+      description: `Returns the ${one} with this primary key; with \`fields\`, only the fields it names.`,
+      success: `The ${one}, or the fields of it named in \`fields\`.`,
     },
     update: {
       operationId: `update${single}`,
@@ -459,11 +480,12 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
         [status]: {
           description: text,
           headers: { 'X-Total-Count': headerRef('XTotalCount'), Link: headerRef('Link') },
-          content: { [JSON_MEDIA_TYPE]: { schema: { type: 'array', items: listItem } } },
+          content: { [JSON_MEDIA_TYPE]: { schema: { type: 'array', items: selected } } },
         },
       };
     }
-    const response = recordResponse(text);
+    // A read takes `fields=` too; writes answer with the whole record.
+    const response = recordResponse(text, declared.name === 'read' ? selected : record);
     return {
       [status]: status === 201 ? { ...response, headers: { Location: headerRef('Location') } } : response,
     };
@@ -476,8 +498,8 @@ export function crudPathItems(doc: CrudRoutesDoc, ctx: CrudBuildContext): Record
     const parameters =
       declared.name === 'list'
         ? listParameters(doc, relations)
-        : declared.name === 'read' && readInclude !== undefined
-          ? [readInclude]
+        : declared.name === 'read'
+          ? readParameters
           : undefined;
     const item = items[path] ?? (declared.path === '/' ? {} : { parameters: [idParameter(model)] });
     items[path] = item;

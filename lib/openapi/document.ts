@@ -116,13 +116,14 @@ function tagDescription(tag: string): string {
 }
 
 /**
- * Start of the `$ref` a relation gets to a router's read schema before that schema has its name
- * (it may be built later, and its name depends on what came before); replaced once all are built.
+ * Start of the `$ref` a relation gets to a router's read schema (`record:3`, `fields:3`) before that
+ * schema has its name (it may be built later, and its name depends on what came before); replaced
+ * once all are built.
  */
-const PENDING_RECORD = '#/components/schemas/\u0000record:';
+const PENDING_RECORD = '#/components/schemas/\u0000';
 
 /** Replaces every pending `$ref` in a schema by the name its router's read schema got. */
-function resolvePendingRecords(value: unknown, names: ReadonlyMap<number, string>): void {
+function resolvePendingRecords(value: unknown, names: ReadonlyMap<string, string>): void {
   if (value === null || typeof value !== 'object') return;
   if (Array.isArray(value)) {
     for (const item of value) resolvePendingRecords(item, names);
@@ -131,7 +132,7 @@ function resolvePendingRecords(value: unknown, names: ReadonlyMap<number, string
   const object = value as Record<string, unknown>;
   const ref = object.$ref;
   if (typeof ref === 'string' && ref.startsWith(PENDING_RECORD)) {
-    const name = names.get(Number(ref.slice(PENDING_RECORD.length)));
+    const name = names.get(ref.slice(PENDING_RECORD.length));
     if (name === undefined) throw new Error(`Unresolved OpenAPI record reference ${ref.slice(1)}.`);
     object.$ref = name;
   }
@@ -158,7 +159,7 @@ export function buildOpenApiDocument(sources: OpenApiSources): Record<string, un
   sources.crud.forEach((doc, index) => {
     if (!routesOf.has(doc.description.model)) routesOf.set(doc.description.model, index);
   });
-  const recordNames = new Map<number, string>();
+  const recordNames = new Map<string, string>();
 
   const context: CrudBuildContext = {
     schema(name, schema) {
@@ -173,10 +174,12 @@ export function buildOpenApiDocument(sources: OpenApiSources): Record<string, un
     },
     operationId: (preferred) => ids.claim(preferred),
     securityScheme: schemeResolver(sources.securitySchemes),
-    record(doc, schema) {
-      const ref = context.schema(doc.description.name, schema);
+    record(doc, schema, shape = 'record') {
+      const name = shape === 'record' ? doc.description.name : `${doc.description.name}Fields`;
+      const ref = context.schema(name, schema);
       const index = sources.crud.indexOf(doc);
-      if (index >= 0 && !recordNames.has(index)) recordNames.set(index, String(ref.$ref));
+      const key = `${shape}:${index}`;
+      if (index >= 0 && !recordNames.has(key)) recordNames.set(key, String(ref.$ref));
       return ref;
     },
     target(model) {
@@ -184,7 +187,11 @@ export function buildOpenApiDocument(sources: OpenApiSources): Record<string, un
       const routes = index === undefined ? undefined : sources.crud[index];
       return index === undefined || routes === undefined
         ? undefined
-        : { routes, record: { $ref: `${PENDING_RECORD}${index}` } };
+        : {
+            routes,
+            record: { $ref: `${PENDING_RECORD}record:${index}` },
+            fields: { $ref: `${PENDING_RECORD}fields:${index}` },
+          };
     },
   };
 

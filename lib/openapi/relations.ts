@@ -11,13 +11,24 @@ import type { FieldDescription, ModelClass, Policy } from '../types.js';
 import type { ProblemResponseName } from './components.js';
 import type { CrudRoutesDoc } from './types.js';
 
-/** The routes that serve a related model in this document, and the `$ref` of their read schema. */
+/** The routes that serve a related model in this document, and the `$ref`s of their read schemas. */
 export interface RelationTarget {
   /** The target model's router, as documented. */
   readonly routes: CrudRoutesDoc;
-  /** `$ref` of the read schema of those routes. */
+  /** `$ref` of the read schema of those routes: a whole record, as writes answer it. */
   readonly record: JsonSchema;
+  /**
+   * `$ref` of the schema of a record that a field selection may have narrowed (no field
+   * required), as lists and reads answer it.
+   */
+  readonly fields: JsonSchema;
 }
+
+/**
+ * Which read schema embedded records get: the whole `record`, or the `fields` one a selection may
+ * have narrowed (`fields=owner.username` sends only that field of the owner).
+ */
+export type EmbeddedShape = 'record' | 'fields';
 
 /** Finds the documented routes of a model (the first router registered for it), if any. */
 export type RelationTargets = (model: ModelClass) => RelationTarget | undefined;
@@ -66,11 +77,13 @@ function targetName(entry: DocumentedRelation): string {
 /**
  * The read schema with the router's relations: an includable many-to-one field is its key or,
  * when included, the related record; a to-many relation is an optional array of related records.
+ * Embedded records are described by the target's schema of the given shape.
  */
 export function withRelationProperties(
   schema: JsonSchema,
   relations: readonly DocumentedRelation[],
   includeLimit: number = INCLUDE_LIMITS.defaultLimit,
+  shape: EmbeddedShape = 'record',
 ): JsonSchema {
   const own = direct(relations);
   if (own.length === 0) return schema;
@@ -87,12 +100,12 @@ export function withRelationProperties(
         description:
           `${description ?? `Key of the referenced ${targetName(entry)}.`} With \`include=${relation.name}\`, ` +
           `the ${targetName(entry)} record itself${absent}, as its own routes return it.`,
-        oneOf: [keySchema, structuredClone(entry.record)],
+        oneOf: [keySchema, structuredClone(entry[shape])],
       };
     } else {
       properties[relation.name] = {
         type: 'array',
-        items: structuredClone(entry.record),
+        items: structuredClone(entry[shape]),
         maxItems: includeLimit,
         readOnly: true,
         description:

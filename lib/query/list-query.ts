@@ -230,11 +230,11 @@ function parseSort(
 }
 
 /**
- * The selection of `fields=`: top-level readable fields, lazy and non-queryable ones included. A
+ * The selection of `fields=` (of a list or a read): top-level readable fields, lazy and non-queryable ones included. A
  * dotted name whose first step is an included relation selects a field of the embedded records
  * instead (`owner.username`); it is routed into the include tree, not into the selection.
  */
-function parseFields(
+export function parseFields(
   model: ModelDescription,
   raw: string,
   included: ReturnType<typeof parseInclude>,
@@ -353,7 +353,7 @@ function parseFilter(
 }
 
 /** Whether a parameter is one clients and proxies add on their own: `_=…` cache-busters, `utm_…` tracking. */
-function isIgnoredParameter(name: string): boolean {
+export function isIgnoredParameter(name: string): boolean {
   return name.startsWith('_') || name.startsWith('utm_');
 }
 
@@ -481,17 +481,4 @@ function keysetShape(
     }
   }
   return cursorShape(model, sort, filters);
-}
-
-/** The `include=` of a read route (`GET /{id}`); the route's other query parameters are ignored, as always. */
-export function parseReadInclude(
-  model: ModelDescription,
-  search: string,
-  relations: readonly IncludableRelation[],
-): readonly IncludeRequest[] | undefined {
-  if (search === '' || !search.includes('include')) return undefined;
-  const values = new URLSearchParams(search).getAll('include');
-  if (values.length === 0) return undefined;
-  const included = parseInclude(model, values, relations);
-  return included.size === 0 ? undefined : includeRequests(included);
 }

@@ -148,7 +148,7 @@ function withNull(schema: JsonSchema): JsonSchema {
 }
 
 /** What a lazy field's schema says, so that a reader knows why it may be missing. */
-const LAZY_NOTE = 'Sent only when the list request names it in `fields=` (a lazy field).';
+const LAZY_NOTE = 'Sent only when the request names it in `fields=` (a lazy field).';
 
 /** The value schema of a field in one place: nullability, relation note, default, read-only marks. */
 function valueSchema(field: FieldDescription, mode: SchemaMode): JsonSchema {
@@ -235,8 +235,8 @@ function writeObjectSchema(nested: readonly FieldDescription[], mode: 'create' |
 
 /**
  * Response schema: readable (non-hidden) fields, additionalProperties false; every field is
- * required except lazy ones, which come only when a list names them in `fields=`, and, on a model
- * whose records leave null values out (`omitsNull`), nullable ones.
+ * required except lazy ones, which come only when a request names them in `fields=`, and, on a
+ * model whose records leave null values out (`omitsNull`), nullable ones.
  */
 export function readSchema(model: ModelDescription): JsonSchema {
   const readable = model.fields.filter((field) => !field.hidden);
