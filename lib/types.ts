@@ -142,6 +142,12 @@ export interface FieldDescription {
    * to `string`, `text`, `uuid` and `enum` fields.
    */
   readonly patterns?: boolean;
+  /**
+   * For a `decimal` field whose database refuses a value with more digits than its column holds
+   * (PostgreSQL's `numeric(p, s)`, MySQL/MariaDB's `decimal(p, s)`; SQLite keeps any number): those
+   * digits. Write bodies are checked against them, and the OpenAPI document states them.
+   */
+  readonly digits?: DecimalDigits;
   /** The accepted values of an `enum` field, or of the items of an `array` field of an enum. */
   readonly enumValues?: readonly (string | number)[];
   /**
@@ -173,6 +179,16 @@ export interface FieldDescription {
    * hierarchy): a record without it leaves it out, and it is never required. Implies read-only.
    */
   readonly variant?: boolean;
+}
+
+/** The digits a database holds a decimal to, where it refuses more. */
+export interface DecimalDigits {
+  /** Most digits before the point, counted once the value is rounded to `scale` places. */
+  readonly integer: number;
+  /** Places the database rounds a value to before it counts its digits; absent: none. */
+  readonly scale?: number;
+  /** Most digits after the point the database reads at all; absent: any number. */
+  readonly fraction?: number;
 }
 
 /** The frozen description of one model: everything downstream is derived from it. */

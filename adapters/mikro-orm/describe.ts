@@ -25,6 +25,7 @@ import { defaultTableName } from '../../lib/model/table-name.js';
 import { TEXT_TYPES } from '../../lib/query/list-query.js';
 import type { FieldDescription, FieldType, ModelClass } from '../../lib/types.js';
 import { declaredTableName, omittedWhenDeclared } from './conventions.js';
+import { decimalDigitsOf } from './decimal-digits.js';
 import { dialectOf } from './dialect.js';
 import { fieldTypeOf, integerRangeOf, stringLengthOf } from './field-types.js';
 import { isSinglePrecision } from './float-precision.js';
@@ -408,6 +409,11 @@ function fieldFacts(
   // The column's own range (unsigned, small integers); a computed value has no column.
   const range =
     type === 'integer' && !computed && columns !== undefined ? integerRangeOf(prop, columns) : undefined;
+  // The digits a decimal column holds, where the database refuses more.
+  const digits =
+    type === 'decimal' && !computed && !isRelation && columns !== undefined
+      ? decimalDigitsOf(prop, columns)
+      : undefined;
   // How the database compares a text key, when not exactly (MySQL/MariaDB collations).
   const comparison =
     primary && columns !== undefined
@@ -443,6 +449,7 @@ function fieldFacts(
       ? { enumValues: Object.freeze([...prop.items]) }
       : {}),
     ...range,
+    ...(digits === undefined ? {} : { digits }),
     ...(type === 'number' && !computed && columns !== undefined && isSinglePrecision(prop, columns)
       ? { singlePrecision: true }
       : {}),

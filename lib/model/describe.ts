@@ -78,6 +78,7 @@ function checkShape(field: FieldFacts, where: string): void {
     );
   }
   checkRange(field, where);
+  checkDigits(field, where);
 }
 
 /** An integer field's range: safe integers, in order (JSON numbers beyond 2^53 are not exact). */
@@ -95,6 +96,21 @@ function checkRange(field: FieldFacts, where: string): void {
   ) {
     throw new ConfigurationError(
       `${where}: minimum and maximum must be safe integers with minimum <= maximum (got ${field.minimum} and ${field.maximum}).`,
+    );
+  }
+}
+
+/** Digits belong to a decimal and are counts: non-negative safe integers. */
+function checkDigits(field: FieldFacts, where: string): void {
+  if (field.digits === undefined) return;
+  if (field.type !== 'decimal') {
+    throw new ConfigurationError(`${where}: only a decimal field has digits (this one is ${field.type}).`);
+  }
+  const { integer, scale, fraction } = field.digits;
+  const counts = [integer, scale, fraction].filter((count) => count !== undefined);
+  if (!counts.every((count) => Number.isSafeInteger(count) && count >= 0)) {
+    throw new ConfigurationError(
+      `${where}: the digits of a decimal must be non-negative integers (got ${JSON.stringify(field.digits)}).`,
     );
   }
 }
@@ -119,6 +135,7 @@ function finishField(
     writable: writable && !computed && (field.writable ?? true),
     required: field.required && !computed,
     ...(field.type === 'object' || field.type === 'array' ? { queryable: false } : {}),
+    ...(field.digits === undefined ? {} : { digits: Object.freeze({ ...field.digits }) }),
     ...(nested === undefined
       ? {}
       : {

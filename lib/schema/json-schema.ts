@@ -36,6 +36,8 @@ export interface JsonSchema {
   anyOf?: JsonSchema[];
   /** Valid when exactly one of these schemas is. */
   oneOf?: JsonSchema[];
+  /** Valid when this schema is not. */
+  not?: JsonSchema;
   /** Reference to another schema, e.g. `#/components/schemas/Problem`. */
   $ref?: string;
   /** The value used when none is given (an annotation only). */

@@ -4,7 +4,7 @@
  * what is documented is what is enforced.
  */
 import { ConfigurationError } from '../errors.js';
-import type { CollectionDescription, FieldDescription, ModelDescription } from '../types.js';
+import type { CollectionDescription, DecimalDigits, FieldDescription, ModelDescription } from '../types.js';
 import type { JsonSchema } from './json-schema.js';
 
 /** Options of the write schemas: the router's own rules on top of the model's. */
@@ -61,8 +61,69 @@ const ITEM_SCHEMAS: Readonly<Record<NonNullable<FieldDescription['itemType']>, J
   number: { type: 'number' },
 };
 
+/**
+ * Keys no URL reaches: clients resolve `/codes/.` to `/codes/` and `/codes/..` to `/` before
+ * sending (RFC 3986 dot segments), and `/codes/` is the collection. A create refuses them as a
+ * client-chosen key.
+ */
+export const UNADDRESSABLE_KEYS: readonly string[] = ['', '.', '..'];
+
+/**
+ * The decimals a column of these digits takes: at most `integer` digits before the point (leading
+ * zeros aside) and, where the database reads no more, at most `fraction` after it.
+ */
+function decimalPattern(digits: DecimalDigits): string {
+  // Zeros, or the significant digits after them: never two ways to read one zero, so that the
+  // match stays linear on a megabyte of digits.
+  const rest = digits.integer === 1 ? '' : `[0-9]{0,${digits.integer - 1}}`;
+  const integer = digits.integer === 0 ? '0+' : `(0+|0*[1-9]${rest})`;
+  const fraction = digits.fraction === undefined ? '[0-9]+' : `[0-9]{1,${digits.fraction}}`;
+  return `^-?${integer}(\\.${fraction})?$`;
+}
+
+/**
+ * The decimals that fit `decimalPattern` but not the column once rounded to its scale: all nines
+ * before the point and a fraction that rounds up (`9999.995` in `numeric(6, 2)` is `10000.00`).
+ */
+function carryPattern(digits: DecimalDigits): string | undefined {
+  if (digits.scale === undefined) return undefined;
+  const nines = (count: number) => (count === 0 ? '' : `9{${count}}`);
+  return `^-?0*${nines(digits.integer)}\\.${nines(digits.scale)}[5-9]`;
+}
+
+/** What a decimal column of these digits takes, in words: `at most 4 digits before the point…`. */
+export function decimalDigitsRule(digits: DecimalDigits): string {
+  const before =
+    digits.integer === 0
+      ? 'no digit but 0 before the point'
+      : `at most ${digits.integer} ${digits.integer === 1 ? 'digit' : 'digits'} before the point`;
+  const rounded =
+    digits.scale === undefined
+      ? ''
+      : digits.scale === 0
+        ? ', once rounded to a whole number'
+        : `, once rounded to ${digits.scale} ${digits.scale === 1 ? 'place' : 'places'}`;
+  const after = digits.fraction === undefined ? '' : `, and at most ${digits.fraction} after it`;
+  return `${before}${rounded}${after}, as its column holds`;
+}
+
+/** A decimal's schema in a write body: the digits its column holds, when the database refuses more. */
+function decimalSchema(digits: DecimalDigits | undefined): JsonSchema {
+  const schema: JsonSchema = {
+    type: 'string',
+    pattern: digits === undefined ? DECIMAL_PATTERN : decimalPattern(digits),
+    description: 'An exact decimal, written as a string.',
+  };
+  if (digits === undefined) return schema;
+  const carry = carryPattern(digits);
+  schema.description = `An exact decimal, written as a string, of ${decimalDigitsRule(digits)}.`;
+  // `not` rather than a lookahead, which regular expressions outside JavaScript often lack.
+  if (carry !== undefined) schema.not = { type: 'string', pattern: carry };
+  return schema;
+}
+
 /** The schema of a value of the field's kind, before nullability and defaults. */
-function kindSchema(field: FieldDescription, mode: SchemaMode): JsonSchema {
+function kindSchema(field: FieldDescription, mode: SchemaMode, body: boolean): JsonSchema {
   switch (field.type) {
     case 'string':
     case 'text':
@@ -85,11 +146,9 @@ function kindSchema(field: FieldDescription, mode: SchemaMode): JsonSchema {
     case 'number':
       return { type: 'number' };
     case 'decimal':
-      return {
-        type: 'string',
-        pattern: DECIMAL_PATTERN,
-        description: 'An exact decimal, written as a string.',
-      };
+      // Only a write body is held to the column: a response shows what is stored, a filter may
+      // compare with any decimal.
+      return decimalSchema(body ? field.digits : undefined);
     case 'boolean':
       return { type: 'boolean' };
     case 'date':
@@ -105,7 +164,7 @@ function kindSchema(field: FieldDescription, mode: SchemaMode): JsonSchema {
     case 'object':
       return mode === 'read'
         ? readObjectSchema(field.fields ?? [])
-        : writeObjectSchema(field.fields ?? [], mode);
+        : writeObjectSchema(field.fields ?? [], mode, body);
     case 'array':
       // An array of an enum (`@Enum({ items, array: true })`) takes the enum's values only.
       return {
@@ -150,9 +209,14 @@ function withNull(schema: JsonSchema): JsonSchema {
 /** What a lazy field's schema says, so that a reader knows why it may be missing. */
 const LAZY_NOTE = 'Sent only when the request names it in `fields=` (a lazy field).';
 
-/** The value schema of a field in one place: nullability, relation note, default, read-only marks. */
-function valueSchema(field: FieldDescription, mode: SchemaMode): JsonSchema {
-  let schema = kindSchema(field, mode);
+/**
+ * The value schema of a field in one place: nullability, relation note, default, read-only marks.
+ * `body`: the rules only a write body is held to (the digits of a decimal column, an addressable
+ * key), which a value in a query or a path is not.
+ */
+function valueSchema(field: FieldDescription, mode: SchemaMode, body = mode !== 'read'): JsonSchema {
+  let schema = kindSchema(field, mode, body);
+  if (body && mode === 'create' && field.primary) schema = addressableKey(field, schema);
   if (field.nullable) schema = withNull(schema);
   else if (field.type === 'json') schema = { ...schema, type: [...NON_NULL_JSON_TYPES] };
   if (field.relation !== undefined) {
@@ -173,9 +237,21 @@ function valueSchema(field: FieldDescription, mode: SchemaMode): JsonSchema {
   return schema;
 }
 
-/** JSON Schema of one field's value as a create body takes it (nullable → type includes 'null', enum incl. null). */
+/**
+ * JSON Schema of one field's value as a create body takes it (nullable → type includes 'null',
+ * enum incl. null), less the rules of its column and of a new key: the value of a query or a path.
+ */
 export function fieldValueSchema(field: FieldDescription): JsonSchema {
-  return valueSchema(field, 'create');
+  return valueSchema(field, 'create', false);
+}
+
+/** A client-chosen key's schema without the keys no URL reaches (`UNADDRESSABLE_KEYS`). */
+function addressableKey(field: FieldDescription, schema: JsonSchema): JsonSchema {
+  if (schema.enum !== undefined) {
+    return { ...schema, enum: schema.enum.filter((value) => !UNADDRESSABLE_KEYS.includes(value as string)) };
+  }
+  if (field.type !== 'string' && field.type !== 'text') return schema;
+  return { ...schema, minLength: 1, not: { enum: UNADDRESSABLE_KEYS.filter((key) => key !== '') } };
 }
 
 /** An object schema that refuses unknown keys; `required` only when non-empty. */
@@ -222,10 +298,14 @@ const PARTIAL_OBJECT_NOTE =
  * fields are required; an update merges it into the stored object (MikroORM's `em.assign` does), so
  * none is: where no object is stored, the validator requires them (`missingNestedFields`).
  */
-function writeObjectSchema(nested: readonly FieldDescription[], mode: 'create' | 'update'): JsonSchema {
+function writeObjectSchema(
+  nested: readonly FieldDescription[],
+  mode: 'create' | 'update',
+  body: boolean,
+): JsonSchema {
   const writable = nested.filter(isClientWritable);
   const properties: Record<string, JsonSchema> = {};
-  for (const field of writable) properties[field.name] = valueSchema(field, mode);
+  for (const field of writable) properties[field.name] = valueSchema(field, mode, body);
   if (mode === 'update') return { ...objectSchema(properties, []), description: PARTIAL_OBJECT_NOTE };
   return objectSchema(
     properties,
@@ -278,7 +358,7 @@ function collectionSchema(collection: CollectionDescription): JsonSchema {
   };
   return {
     type: 'array',
-    items: kindSchema(key, 'create'),
+    items: kindSchema(key, 'create', false),
     maxItems: MAX_COLLECTION_ITEMS,
     description: `Keys (${collection.targetKey}) of ${collection.target} records, each once: the whole set, replacing the stored one.`,
   };

@@ -9,7 +9,14 @@ import { ApiError, type FieldError } from '../errors.js';
 import type { FieldDescription, ModelDescription, RawRecord } from '../types.js';
 import { ajv } from './ajv.js';
 import type { JsonSchema } from './json-schema.js';
-import { createSchema, NON_NULL_JSON_TYPES, updateSchema, writableNestedFields } from './model-schemas.js';
+import {
+  createSchema,
+  decimalDigitsRule,
+  NON_NULL_JSON_TYPES,
+  UNADDRESSABLE_KEYS,
+  updateSchema,
+  writableNestedFields,
+} from './model-schemas.js';
 
 /** Options of `compileWriteValidator`. */
 export interface WriteValidatorOptions {
@@ -154,13 +161,12 @@ function unstorableValues(body: Record<string, unknown>): FieldError[] {
 }
 
 /**
- * A client-chosen key of `.`, `..` or nothing would be stored, but no URL reaches it: clients
- * resolve `/codes/.` to `/codes/` and `/codes/..` to `/` before sending (RFC 3986 dot segments),
- * and `/codes/` is the collection.
+ * A client-chosen key no URL reaches (`UNADDRESSABLE_KEYS`): the create schema refuses it too, and
+ * this says why.
  */
 function unaddressableKey(model: ModelDescription, clean: RawRecord): FieldError[] {
   const key = clean[model.primaryKey];
-  return key === '.' || key === '..' || key === ''
+  return typeof key === 'string' && UNADDRESSABLE_KEYS.includes(key)
     ? [{ path: model.primaryKey, message: 'A key of "", "." or ".." cannot be addressed in a URL.' }]
     : [];
 }
@@ -199,6 +205,22 @@ function missingNestedFields(
  */
 export type WriteValidator = (body: unknown, stored?: Readonly<RawRecord>) => RawRecord;
 
+/** The field at an error's path (`price`, `address.price`), through embedded objects. */
+function fieldAt(model: ModelDescription, path: string): FieldDescription | undefined {
+  const [first, ...rest] = path.split('.');
+  let field = model.fieldsByName.get(first as string);
+  for (const name of rest) field = field?.fields?.find((inner) => inner.name === name);
+  return field;
+}
+
+/** The error of a decimal too long for its column, in words rather than as its pattern. */
+function digitsError(model: ModelDescription, error: FieldError): FieldError {
+  const digits = fieldAt(model, error.path)?.digits;
+  return digits === undefined
+    ? error
+    : { path: error.path, message: `must be a decimal of ${decimalDigitsRule(digits)}` };
+}
+
 /** Compiles a validator; calling it returns a clean copy of the writable input or throws a 422 `ApiError`. */
 export function compileWriteValidator(
   model: ModelDescription,
@@ -232,15 +254,22 @@ export function compileWriteValidator(
     }
     const refused: FieldError[] = [];
     const clean = keepAccepted(body, plan, options.strict, '', refused);
-    const errors = validate(clean) ? [] : (validate.errors ?? []).map(toFieldError);
+    const errors = validate(clean)
+      ? []
+      : (validate.errors ?? []).map((error) =>
+          error.keyword === 'pattern' || error.keyword === 'not'
+            ? digitsError(model, toFieldError(error))
+            : toFieldError(error),
+        );
     // A create's schema requires the nested fields itself; an update's only where nothing is stored.
     if (options.mode === 'update' && objects.length > 0)
       missingNestedFields(objects, clean, stored, '', errors);
     const all = onePerField([
       ...refused,
+      // Before ajv's `minLength`/`not` of the key: its message says why.
+      ...unaddressableKey(model, clean),
       ...errors,
       ...unstorableValues(clean),
-      ...unaddressableKey(model, clean),
     ]);
     if (all.length > 0) throw ApiError.validation(all);
     return clean;

@@ -35,10 +35,12 @@ export function describeFields(model: ModelClass, fields: Record<string, FieldIn
       ...(field.maximum === undefined ? {} : { maximum: field.maximum }),
       ...(field.enumValues === undefined ? {} : { enumValues: field.enumValues }),
       ...(field.singlePrecision === undefined ? {} : { singlePrecision: field.singlePrecision }),
+      ...(field.digits === undefined ? {} : { digits: field.digits }),
       ...(field.patterns === undefined ? {} : { patterns: field.patterns }),
       ...(field.relation === undefined ? {} : { relation: field.relation }),
       ...(field.property === undefined ? {} : { property: field.property }),
       ...(field.itemType === undefined ? {} : { itemType: field.itemType }),
+      ...(field.fields === undefined ? {} : { fields: field.fields }),
     })),
   });
 }

@@ -242,6 +242,79 @@ describe('createSchema', () => {
   });
 });
 
+/** A code list with a client-chosen string key and two decimal columns (as the MikroORM adapter describes them on PostgreSQL). */
+class Code extends FrameworkModel {}
+const codes = describeFields(Code, {
+  id: { type: 'string', primary: true, maxLength: 8 },
+  price: { type: 'decimal', nullable: true, digits: { integer: 4, scale: 2, fraction: 16383 } },
+  share: { type: 'decimal', digits: { integer: 0, scale: 2 } },
+  whole: { type: 'decimal', nullable: true, digits: { integer: 3, scale: 0 } },
+  loose: { type: 'decimal', nullable: true },
+});
+
+describe('write schemas state the rules the server checks', () => {
+  const validate = (schema: JsonSchema | undefined) => {
+    assert.ok(schema !== undefined);
+    return ajv.compile(schema);
+  };
+
+  it('a client-chosen key: not "", "." or "..", which no URL reaches', () => {
+    const key = validate(createSchema(codes).properties?.id);
+    for (const value of ['a', '...', '.a', 'a.', 'x'.repeat(8)]) assert.equal(key(value), true, value);
+    for (const value of ['', '.', '..', 'x'.repeat(9)]) assert.equal(key(value), false, value);
+    assert.equal(createSchema(codes).properties?.id?.minLength, 1);
+    // A query or a path value may be anything the field holds: `filter[id]=` is a filter.
+    assert.equal(valueValidator(codes, 'id')(''), true);
+    assert.equal('id' in (updateSchema(codes).properties ?? {}), false);
+  });
+
+  it('a decimal column: the digits before the point once rounded to its scale, and the fraction cap', () => {
+    const price = validate(createSchema(codes).properties?.price);
+    const good = ['9999.99', '9999.994', '-9999.994', '0', '-0', '0009999.99', '0.5', '12', null];
+    const bad = [
+      '12345',
+      '12345.5',
+      '9999.995',
+      '-9999.995',
+      '9999.999',
+      '1e3',
+      '.5',
+      '1.',
+      5,
+      `1.${'0'.repeat(16384)}`,
+    ];
+    for (const value of good) assert.equal(price(value), true, String(value));
+    for (const value of bad) assert.equal(price(value), false, String(value));
+    assert.equal(price(`1.${'0'.repeat(16383)}`), true);
+    assert.match(
+      String(createSchema(codes).properties?.price?.description),
+      /at most 4 digits before the point/,
+    );
+
+    const share = validate(createSchema(codes).properties?.share);
+    for (const value of ['0.99', '0.994', '00.5', '-0.1']) assert.equal(share(value), true, value);
+    for (const value of ['1', '0.995', '-0.995', '10.1']) assert.equal(share(value), false, value);
+    const whole = validate(updateSchema(codes).properties?.whole);
+    for (const value of ['999', '999.4', '0.5', null]) assert.equal(whole(value), true, String(value));
+    for (const value of ['999.5', '1000']) assert.equal(whole(value), false, String(value));
+    // Without digits (SQLite keeps any number), any decimal.
+    assert.equal(validate(createSchema(codes).properties?.loose)(`${'9'.repeat(40)}.5`), true);
+  });
+
+  it('holds responses and query values to no column: they show and compare any decimal', () => {
+    assert.equal(validate(readSchema(codes).properties?.price)('12345.678'), true);
+    assert.equal(valueValidator(codes, 'price')('12345.678'), true);
+  });
+
+  it('stays linear on a megabyte of digits', () => {
+    const price = validate(createSchema(codes).properties?.price);
+    const started = performance.now();
+    for (const value of [`${'0'.repeat(500_000)}${'1'.repeat(500_000)}`, `${'0'.repeat(1_000_000)}x`])
+      price(value);
+    assert.ok(performance.now() - started < 1000, 'the patterns do not backtrack');
+  });
+});
+
 describe('updateSchema', () => {
   it('has the create properties, nothing required and no defaults', () => {
     const options = { readOnlyFields: new Set(['owner']), extraFields: { password: { type: 'string' } } };

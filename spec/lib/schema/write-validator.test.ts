@@ -123,10 +123,64 @@ describe('compileWriteValidator', () => {
     const createCode = compileWriteValidator(codes, { mode: 'create', strict: false });
     for (const code of ['.', '..', ''])
       assert.deepEqual(
-        problems(() => createCode({ id: code })).map((error) => error.path),
-        ['id'],
+        problems(() => createCode({ id: code })),
+        [
+          // The schema refuses them too (`minLength`, `not`); this message says why.
+          { path: 'id', message: 'A key of "", "." or ".." cannot be addressed in a URL.' },
+        ],
       );
     assert.deepEqual(createCode({ id: '...' }), { id: '...' });
+  });
+
+  it('refuses a decimal its column cannot hold, saying what the column holds, nested ones too', () => {
+    class Price extends FrameworkModel {}
+    const prices = describeFields(Price, {
+      amount: { type: 'decimal', digits: { integer: 4, scale: 2 } },
+    });
+    const createPrice = compileWriteValidator(prices, { mode: 'create', strict: false });
+    assert.deepEqual(createPrice({ amount: '9999.994' }), { amount: '9999.994' });
+    for (const amount of ['12345', '9999.995'])
+      assert.deepEqual(
+        problems(() => createPrice({ amount })),
+        [
+          {
+            path: 'amount',
+            message:
+              'must be a decimal of at most 4 digits before the point, once rounded to 2 places, as its column holds',
+          },
+        ],
+      );
+    const places = describeFields(Price, {
+      total: {
+        type: 'object',
+        fields: [
+          {
+            name: 'net',
+            type: 'decimal',
+            nullable: false,
+            required: true,
+            hasDefault: false,
+            unique: false,
+            hidden: false,
+            primary: false,
+            generated: false,
+            writable: true,
+            digits: { integer: 1, scale: 0 },
+          },
+        ],
+      },
+    });
+    const createPlace = compileWriteValidator(places, { mode: 'create', strict: false });
+    assert.deepEqual(
+      problems(() => createPlace({ total: { net: '9.5' } })),
+      [
+        {
+          path: 'total.net',
+          message:
+            'must be a decimal of at most 1 digit before the point, once rounded to a whole number, as its column holds',
+        },
+      ],
+    );
   });
 
   it('accepts partial updates and refuses non-objects', () => {

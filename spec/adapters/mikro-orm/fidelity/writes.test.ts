@@ -7,8 +7,15 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { wrap } from '@mikro-orm/core';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { FormatsPlugin } from 'ajv-formats';
+import addFormatsModule from 'ajv-formats';
+import { dialectOf } from '../../../../adapters/mikro-orm/dialect.js';
 import { Bulletin, Carrier, Memo, Shipment } from '../../../fixtures/mikro-orm/fidelity.js';
 import { assertSameJson, describeFidelity, type FidelityEnv, type Json, routeOf } from './harness.js';
+
+const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
+  addFormatsModule) as FormatsPlugin;
 
 /**
  * A shipment as a client writes it, every feature in its JSON form except the custom types whose
@@ -235,6 +242,77 @@ await describeFidelity('MikroORM fidelity: writes', (env) => {
       });
       assert.equal(answer.status, 422, `${field}: ${JSON.stringify(answer.body)}`);
       assert.ok(JSON.stringify(answer.body).includes(field), JSON.stringify(answer.body));
+    }
+  });
+
+  it('a decimal is refused exactly where MikroORM cannot store it, as the create schema says', async () => {
+    // Shipment.price is decimal(10,2): PostgreSQL and MariaDB round to 2 places, then refuse more
+    // than 8 digits before the point; PostgreSQL reads at most 16383 after it; SQLite takes any.
+    const expected = {
+      postgresql: { integer: 8, scale: 2, fraction: 16383 },
+      mysql: { integer: 8, scale: 2 },
+      sqlite: undefined,
+      other: undefined,
+    }[dialectOf(env().adapter.orm.em.getPlatform())];
+    assert.deepEqual(env().adapter.describe(Shipment).fieldsByName.get('price')?.digits, expected);
+    const doc = await env().get<Json>('/openapi.json');
+    const ajv = new Ajv2020({ strict: false, allowUnionTypes: true });
+    addFormats(ajv);
+    ajv.addSchema({ ...doc, $id: 'https://koa-model-api.test/decimals' });
+    const schemaTakes = ajv.compile({
+      $ref: 'https://koa-model-api.test/decimals#/components/schemas/ShipmentCreate/properties/price',
+    });
+    let seed = 7;
+    const random = (below: number) => {
+      seed = (seed * 48271) % 2147483647;
+      return seed % below;
+    };
+    const digits = (count: number, nines: boolean) =>
+      Array.from({ length: count }, () => (nines && random(3) > 0 ? '9' : String(random(10)))).join('');
+    const values = [
+      '99999999.99',
+      '99999999.994',
+      '99999999.995',
+      '-99999999.995',
+      '099999999.995',
+      '100000000',
+      '123456789.5',
+      '0000000000099999999.99',
+      '0.005',
+      '-0',
+      `0.${'1'.repeat(16383)}`,
+      `0.${'1'.repeat(16384)}`,
+      ...Array.from({ length: 40 }, () => {
+        const nines = random(2) === 0;
+        const sign = random(4) === 0 ? '-' : '';
+        const integer = digits(7 + random(3), nines);
+        const fraction = random(4) === 0 ? '' : `.${digits(1 + random(4), nines)}`;
+        return `${sign}${integer}${fraction}`;
+      }),
+    ];
+    for (const [index, price] of values.entries()) {
+      const code = `dec-${env().mode}-${index}`;
+      const em = env().em();
+      em.create(Shipment, { code, address: { city: 'Oslo' }, price });
+      const mikroStores = await em.flush().then(
+        () => true,
+        () => false,
+      );
+      const answer = await env().send('POST', routeOf(Shipment), {
+        code: `api-${code}`,
+        address: { city: 'Oslo' },
+        price,
+      });
+      const label = `${price.length > 40 ? `${price.slice(0, 20)}…(${price.length})` : price}`;
+      assert.equal(answer.status, mikroStores ? 201 : 422, `${label}: ${JSON.stringify(answer.body)}`);
+      assert.equal(schemaTakes(price), mikroStores, `${label}: the create schema says otherwise`);
+      if (!mikroStores) {
+        const errors = (answer.body as { errors?: Json[] }).errors ?? [];
+        assert.deepEqual(
+          errors.map((error) => error.path),
+          ['price'],
+        );
+      }
     }
   });
 
