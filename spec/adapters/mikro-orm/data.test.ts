@@ -102,13 +102,16 @@ for (const target of databaseTargets()) {
       });
       try {
         for (const model of Object.values(fixtureModels) as ModelClass[]) {
-          // Integer fields take the range of their column, and string keys MariaDB's comparison
-          // (fidelity/include-keys.test.ts), which differ per database; everything else is the same.
+          // Integer fields take the range of their column, decimal fields its digits (none on
+          // SQLite), and string keys MariaDB's comparison (fidelity/include-keys.test.ts), which
+          // differ per database; everything else is the same.
           const strip = (fields: readonly FieldDescription[]) =>
-            fields.map(({ minimum: _minimum, maximum: _maximum, comparison: _comparison, ...f }) => ({
-              ...f,
-              relation: undefined,
-            }));
+            fields.map(
+              ({ minimum: _minimum, maximum: _maximum, comparison: _comparison, digits: _digits, ...f }) => ({
+                ...f,
+                relation: undefined,
+              }),
+            );
           assert.deepEqual(
             strip(adapter.describe(model).fields),
             strip(reference.describe(model).fields),
