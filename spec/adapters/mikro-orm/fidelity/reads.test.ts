@@ -194,6 +194,17 @@ await describeFidelity(
         }
       }
       assert.ok(ids.length > 0);
+      // A lazy field read again by key keeps what the include needs: the carrier is embedded.
+      const embedded = await Promise.all(
+        ids.map((id) =>
+          env().get(`${routeOf(Shipment)}/${String(id)}?include=carrier&fields=manifest,carrier.name`),
+        ),
+      );
+      assert.ok(embedded.some((record) => typeof record.carrier === 'object' && record.carrier !== null));
+      for (const record of embedded) {
+        assert.deepEqual(Object.keys(record).sort(), ['carrier', 'manifest']);
+        if (record.carrier !== null) assert.deepEqual(Object.keys(record.carrier as Json), ['name']);
+      }
       assert.equal(
         (await env().send('GET', `${routeOf(Shipment)}/${String(ids[0])}?fields=id,secret`)).status,
         400,
