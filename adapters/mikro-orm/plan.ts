@@ -43,6 +43,11 @@ export interface FieldPlan {
    * hold exactly: on SQLite, where MikroORM's driver reads integers as numbers (`keyBeyondReach`).
    */
   readonly exactKeysOnly?: boolean;
+  /**
+   * A decimal SQLite keeps as a REAL (its NUMERIC affinity): a value a double does not hold exactly
+   * enough to read back equal is refused.
+   */
+  readonly doubleDecimal?: boolean;
 }
 
 /** Everything the adapter needs for one model. */
@@ -158,6 +163,7 @@ function fieldPlanOf(
     (field.type === 'bigint' || valueProp.customType instanceof BigIntType)
       ? { exactKeysOnly: true }
       : {}),
+    ...(dialect === 'sqlite' && !inJson && field.type === 'decimal' ? { doubleDecimal: true } : {}),
   };
 }
 
@@ -381,12 +387,39 @@ function checkColumnRange(field: FieldPlan, path: string, value: unknown): void 
   if (field.years !== undefined) checkYear(field.years, path, value);
   else if (field.bigint) checkBigintRange(path, value);
   if (keyBeyondReach(field, value)) throw ApiError.validation([{ path, message: BEYOND_REACH }]);
+  if (field.doubleDecimal === true && !readsBackFromReal(value))
+    throw ApiError.validation([{ path, message: DOUBLE_DECIMAL }]);
   if (field.field.singlePrecision === true && typeof value === 'number' && value !== 0) {
     // Refused alike everywhere: PostgreSQL fails naming no column, SQLite would keep a double.
     const single = Math.fround(value);
     if (!Number.isFinite(single) || single === 0)
       throw ApiError.validation([{ path, message: SINGLE_PRECISION_RANGE }]);
   }
+}
+
+const DOUBLE_DECIMAL =
+  'SQLite keeps a decimal as a double (about 15 significant digits): this value would read back changed.';
+
+/** A decimal's digits, without sign, leading zeros or trailing fractional zeros (`-0012.50` → `-12.5`). */
+function canonicalDecimal(text: string): string {
+  const negative = text.startsWith('-');
+  const [whole = '', fraction = ''] = text.replace(/^[-+]/, '').split('.');
+  const digits = `${whole.replace(/^0+(?=\d)/, '') || '0'}${fraction.replace(/0+$/, '') === '' ? '' : `.${fraction.replace(/0+$/, '')}`}`;
+  return negative && digits !== '0' ? `-${digits}` : digits;
+}
+
+/**
+ * Whether a decimal SQLite stores as a REAL reads back as the same number: the double nearest to
+ * it prints as the same digits (`0.1`, `19.90`), not as other ones (`123456789012345678.25` comes
+ * back `123456789012345680`) or `Infinity`.
+ */
+function readsBackFromReal(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (typeof value !== 'string' || !/^[-+]?\d+(\.\d+)?$/.test(value)) return true;
+  const double = Number(value);
+  if (!Number.isFinite(double)) return false;
+  const printed = String(double);
+  return !/e/i.test(printed) && canonicalDecimal(printed) === canonicalDecimal(value);
 }
 
 /** The year of a date (`YYYY-MM-DD`) or datetime (any offset: its UTC year) is within the column's. */

@@ -246,8 +246,19 @@ await describeFidelity('MikroORM fidelity: writes', (env) => {
   });
 
   it('a decimal is refused exactly where MikroORM cannot store it, as the create schema says', async () => {
+    /** The same number written the same way, but for leading zeros, trailing fractional zeros and a sign on zero. */
+    const sameDecimal = (a: string, b: string) => {
+      const canon = (text: string) => {
+        const [whole = '', fraction = ''] = text.replace(/^[-+]/, '').split('.');
+        const digits = `${whole.replace(/^0+(?=\d)/, '')}.${fraction.replace(/0+$/, '')}`.replace(/\.$/, '');
+        return digits === '0' || !text.startsWith('-') ? digits : `-${digits}`;
+      };
+      return canon(a) === canon(b);
+    };
     // Shipment.price is decimal(10,2): PostgreSQL and MariaDB round to 2 places, then refuse more
-    // than 8 digits before the point; PostgreSQL reads at most 16383 after it; SQLite takes any.
+    // than 8 digits before the point; PostgreSQL reads at most 16383 after it. SQLite takes any, as
+    // a double: there MikroORM "stores" a value only if it reads back as the same number.
+    const sqlite = env().target.startsWith('sqlite');
     const expected = {
       postgresql: { integer: 8, scale: 2, fraction: 16383 },
       mysql: { integer: 8, scale: 2 },
@@ -294,10 +305,12 @@ await describeFidelity('MikroORM fidelity: writes', (env) => {
       const code = `dec-${env().mode}-${index}`;
       const em = env().em();
       em.create(Shipment, { code, address: { city: 'Oslo' }, price });
-      const mikroStores = await em.flush().then(
+      const flushed = await em.flush().then(
         () => true,
         () => false,
       );
+      const readBack = sqlite && flushed ? (await env().em().findOne(Shipment, { code }))?.price : undefined;
+      const mikroStores = flushed && (!sqlite || sameDecimal(String(readBack), price));
       const answer = await env().send('POST', routeOf(Shipment), {
         code: `api-${code}`,
         address: { city: 'Oslo' },
@@ -305,7 +318,9 @@ await describeFidelity('MikroORM fidelity: writes', (env) => {
       });
       const label = `${price.length > 40 ? `${price.slice(0, 20)}…(${price.length})` : price}`;
       assert.equal(answer.status, mikroStores ? 201 : 422, `${label}: ${JSON.stringify(answer.body)}`);
-      assert.equal(schemaTakes(price), mikroStores, `${label}: the create schema says otherwise`);
+      // On SQLite the document states no digits: a double's reach is no pattern.
+      if (!sqlite)
+        assert.equal(schemaTakes(price), mikroStores, `${label}: the create schema says otherwise`);
       if (!mikroStores) {
         const errors = (answer.body as { errors?: Json[] }).errors ?? [];
         assert.deepEqual(
