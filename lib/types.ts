@@ -215,6 +215,13 @@ export interface ModelDescription {
   readonly creatable?: boolean;
   /** Records leave out every field whose value is null, as the ORM serializes them (MikroORM's `forceUndefined`). */
   readonly omitsNull?: boolean;
+  /**
+   * The order the ORM gives the model's rows (MikroORM's entity `orderBy`): list routes sort by
+   * the request's keys, then by these where the request named no key starting with the same
+   * field, then by the primary key. A key may be any field, hidden ones included, a field inside an
+   * embedded object or of a many-to-one's target (`team.name`). Absent or empty: the primary key alone.
+   */
+  readonly defaultOrder?: readonly SortKey[];
 }
 
 /** A plain row as an adapter returns it: property names as keys, JS values (Date, boolean…). */
@@ -256,9 +263,17 @@ export interface SortKey {
   readonly field: string;
   /** Ascending or descending order. */
   readonly direction: 'asc' | 'desc';
+  /**
+   * Where NULLs go, when a model's default order says (`'desc nulls last'`); absent: where the
+   * database puts them. Request keys never carry it.
+   */
+  readonly nulls?: 'first' | 'last';
 }
 
-/** A validated list query handed to an adapter. Fields named here are readable fields. */
+/**
+ * A validated list query handed to an adapter. Fields named here are readable fields, except sort
+ * keys of the model's default order (`ModelDescription.defaultOrder`), which may name any field.
+ */
 export interface ListQuery {
   /** Conditions a row must all meet (AND). */
   readonly filters: readonly FilterCondition[];
@@ -330,8 +345,10 @@ export interface OrmAdapter<Session = unknown> {
   findBy(session: Session, model: ModelClass, field: string, value: unknown): Promise<RawRecord | undefined>;
   /**
    * For `include=` of a to-many relation: the links of the given owners, in one statement however
-   * many owners there are. Each owner's links are ordered by target key, at most `perOwner` of
-   * them; owners with none have no link. Required when a model has collections.
+   * many owners there are. Each owner's links come in the order the ORM gives the relation (MikroORM:
+   * the relation's and the target's `orderBy`), ties and relations without one ordered by target
+   * key; at most `perOwner` of them, the first in that order; owners with none have no link.
+   * Required when a model has collections.
    */
   links?(
     session: Session,

@@ -3,7 +3,7 @@
  * - a comparison with NULL is never true (`$ne`, `$gt`, `$nin`… skip rows whose value is NULL);
  *   `$eq null` / `$exists false` mean `IS NULL`, `$ne null` / `$exists true` mean `IS NOT NULL`;
  * - `$nin` with a NULL among its values matches nothing (`x NOT IN (…, NULL)` is never true);
- * - NULLs sort like PostgreSQL: last ascending, first descending;
+ * - NULLs sort like PostgreSQL (last ascending, first descending) unless a key places them;
  * - rows equal on every sort key keep insertion order (a stable sort);
  * - through a many-to-one (`author.name`, paths.ts), a row whose relation is NULL or dangling
  *   matches no filter and sorts as a NULL value.
@@ -107,7 +107,7 @@ export interface SortPlan {
   readonly paths: readonly FieldPath[];
   /** The row's value per sort key (NULL for a NULL or dangling relation). */
   values(row: RawRecord): unknown[];
-  /** Orders two rows' values; NULLs last ascending and first descending. */
+  /** Orders two rows' values; NULLs where a key places them, else last ascending and first descending. */
   compare(a: readonly unknown[], b: readonly unknown[]): number;
 }
 
@@ -119,6 +119,10 @@ export function compileSort(
 ): SortPlan {
   const paths = keys.map((key) => resolvePath(model, key.field, 'sort', related));
   const directions = keys.map((key) => (key.direction === 'desc' ? -1 : 1));
+  // Where a key places NULLs: -1 first, 1 last; by default last ascending and first descending.
+  const nullPlaces = keys.map((key, index) =>
+    key.nulls === undefined ? (directions[index] ?? 1) : key.nulls === 'first' ? -1 : 1,
+  );
   return {
     paths,
     values: (row) => paths.map((path) => path.read(row) ?? null),
@@ -132,7 +136,7 @@ export function compileSort(
           x === null || y === null
             ? x === y
               ? 0
-              : (x === null ? 1 : -1) * direction
+              : (x === null ? 1 : -1) * (nullPlaces[index] ?? 1)
             : compareStored(path.field.type, x, y) * direction;
         if (result !== 0) return result;
       }

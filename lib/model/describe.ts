@@ -5,7 +5,7 @@
  */
 import { ConfigurationError } from '../errors.js';
 import { INT32_MAX, INT32_MIN } from '../schema/model-schemas.js';
-import type { FieldDescription, ModelClass, ModelDescription } from '../types.js';
+import type { FieldDescription, ModelClass, ModelDescription, SortKey } from '../types.js';
 import { explicitTableName, protectedFieldsOf } from './framework-model.js';
 import { defaultTableName } from './table-name.js';
 
@@ -37,6 +37,8 @@ export interface ModelFacts {
   readonly creatable?: boolean;
   /** True when the ORM's serialization leaves null values out (MikroORM's `forceUndefined`): so do records. */
   readonly omitsNull?: boolean;
+  /** The order the ORM gives the model's rows when a query names none (see `ModelDescription.defaultOrder`). */
+  readonly defaultOrder?: readonly SortKey[];
 }
 
 /** The table name of a model: `__tablename__` wins, then the ORM's explicit name, then the rule. */
@@ -180,18 +182,67 @@ export function buildModelDescription(facts: ModelFacts): ModelDescription {
     );
   }
   const table = tableNameOf(facts.model, facts.name, facts.table);
+  const fieldsByName = new Map(fields.map((field) => [field.name, field]));
+  const defaultOrder = checkedDefaultOrder(facts, fieldsByName);
   return Object.freeze({
     name: facts.name,
     table,
     resource: table,
     primaryKey,
     fields: Object.freeze(fields),
-    fieldsByName: new Map(fields.map((field) => [field.name, field])),
+    fieldsByName,
     model: facts.model,
     ...(facts.readOnly === true ? { readOnly: true } : {}),
     ...(facts.creatable === false ? { creatable: false } : {}),
     ...(facts.omitsNull === true ? { omitsNull: true } : {}),
+    ...(defaultOrder === undefined ? {} : { defaultOrder }),
   });
+}
+
+/**
+ * The default order, frozen, once each key is known to name something lists can sort by: a scalar
+ * field, a field of an embedded object, or one field of a many-to-one's target (whose fields the
+ * adapter knows). Undefined when there is none.
+ */
+function checkedDefaultOrder(
+  facts: ModelFacts,
+  fields: ReadonlyMap<string, FieldDescription>,
+): readonly SortKey[] | undefined {
+  const order = facts.defaultOrder;
+  if (order === undefined || order.length === 0) return undefined;
+  const seen = new Set<string>();
+  for (const key of order) {
+    const problem = defaultKeyProblem(key, fields);
+    const named = seen.has(key.field) ? 'is named twice' : problem;
+    if (named !== undefined)
+      throw new ConfigurationError(`Model ${facts.name}: its default order's key "${key.field}" ${named}.`);
+    seen.add(key.field);
+  }
+  return Object.freeze(order.map((key) => Object.freeze({ ...key })));
+}
+
+/** What makes a default-order key unusable, or undefined when lists can sort by it. */
+function defaultKeyProblem(key: SortKey, fields: ReadonlyMap<string, FieldDescription>): string | undefined {
+  if (key.direction !== 'asc' && key.direction !== 'desc') return `has the direction "${key.direction}"`;
+  if (key.nulls !== undefined && key.nulls !== 'first' && key.nulls !== 'last')
+    return `puts NULLs "${key.nulls}"`;
+  const [head = '', ...rest] = key.field.split('.');
+  let field = fields.get(key.field) ?? fields.get(head);
+  if (field === undefined) return 'names no field';
+  if (fields.has(key.field) || rest.length === 0) {
+    return field.type === 'object' || field.type === 'array'
+      ? `is ${article(field.type)} ${field.type}`
+      : undefined;
+  }
+  // One step into a relation's target, whose fields the adapter checked; any depth into objects.
+  if (field.relation !== undefined) return rest.length === 1 ? undefined : 'goes further than one relation';
+  for (const name of rest) {
+    field = field?.type === 'object' ? field.fields?.find((inner) => inner.name === name) : undefined;
+    if (field === undefined) return 'names no field';
+  }
+  return field?.type === 'object' || field?.type === 'array'
+    ? `is ${article(field.type)} ${field.type}`
+    : undefined;
 }
 
 /** `an` before `object` and `array`, the only kinds the key check names. */

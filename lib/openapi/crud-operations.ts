@@ -148,7 +148,8 @@ function listParameters(
           ? 'Top-level fields only. '
           : `Top-level fields, or a field of a many-to-one relation (\`${related[0]}\`; records without one ` +
             'sort where the database puts NULL). ') +
-        'Repeating the parameter (`sort=-age&sort=username`) is the same as one comma-separated list.',
+        'Repeating the parameter (`sort=-age&sort=username`) is the same as one comma-separated list.' +
+        defaultOrderSentence(model),
       style: 'form',
       explode: false,
       schema: { type: 'array', items: { type: 'string', enum: sortKeys }, uniqueItems: true },
@@ -162,6 +163,27 @@ function listParameters(
       relationFilterParameter(path, field, relation, like),
     ),
   ];
+}
+
+/** What a list is sorted by after the request's keys, when the model has a default order; else nothing. */
+function defaultOrderSentence(model: ModelDescription): string {
+  const order = model.defaultOrder ?? [];
+  if (order.length === 0) return '';
+  // A hidden field is named nowhere in the document, and a related model's fields are its own to show.
+  const keys = order.map((key) => {
+    const nulls = key.nulls === undefined ? '' : ` (nulls ${key.nulls})`;
+    const direction = key.direction === 'desc' ? 'descending' : 'ascending';
+    if (fieldAtPath(model, key.field) !== undefined)
+      return `\`${key.direction === 'desc' ? '-' : ''}${key.field}\`${nulls}`;
+    const head = model.fieldsByName.get(key.field.split('.')[0] as string);
+    return head?.relation !== undefined && !head.hidden
+      ? `a field of the related \`${head.name}\` (${direction}${nulls})`
+      : `a field it does not show (${direction}${nulls})`;
+  });
+  return (
+    ` After these keys (and without \`sort\`), records come in the model's default order, ${keys.join(', ')}` +
+    ` (a key some \`sort\` key starts with is left out), then by \`${model.primaryKey}\`.`
+  );
 }
 
 /** The schema of one operand of a filter on `field`, as a query parameter carries it (no null). */

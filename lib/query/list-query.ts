@@ -23,6 +23,7 @@ import { cursorShape, decodeCursor } from './cursor.js';
 import { fieldAtPath, isQueryable } from './field-paths.js';
 import { type IncludeRequest, includeRequests, parseInclude, selectIncludedField } from './include.js';
 import { likeCost } from './like-pattern.js';
+import { listOrder } from './list-order.js';
 
 /** Default and largest page size. */
 export const LIST_LIMITS = {
@@ -423,9 +424,8 @@ export function parseListQuery(
   const included = parseInclude(model, includeParts, relations);
   if (sortParts.length > 0) sort = parseSort(model, sortParts.join(','), relations, through);
   if (fieldParts.length > 0) fields = parseFields(model, fieldParts.join(','), included);
-  // The primary key as last sort key makes offset pages stable.
-  if (!sort.some((key) => key.field === model.primaryKey))
-    sort.push({ field: model.primaryKey, direction: 'asc' });
+  const requested = new Set(sort.map((key) => key.field));
+  sort = listOrder(model, sort);
   const base = {
     filters,
     sort,
@@ -439,7 +439,7 @@ export function parseListQuery(
   if (after === undefined) return base;
   if (seen.has('offset'))
     throw ApiError.invalidQuery('after and offset cannot be combined: page by one or the other.');
-  const shape = keysetShape(model, sort, filters);
+  const shape = keysetShape(model, sort, filters, requested);
   return after === ''
     ? { ...base, cursorShape: shape }
     : { ...base, cursorShape: shape, after: decodeCursor(model, shape, sort, after) };
@@ -449,36 +449,40 @@ export function parseListQuery(
  * The shape keyset cursors of this sort and filter are bound to. NULL sorts first on some
  * databases and last on others, and `x > NULL` is never true: rather than pages that differ per
  * database, keyset paging refuses nullable sort keys (offset paging still sorts by them), and
- * single-precision ones, whose stored values the doubles of a cursor miss by a little.
+ * single-precision ones, whose stored values the doubles of a cursor miss by a little. A key of the
+ * model's default order is refused the same way, and also when a cursor would show what a response
+ * may not (a hidden field) or could not carry it (a JSON value other than the key).
  */
 function keysetShape(
   model: ModelDescription,
   sort: readonly SortKey[],
   filters: readonly FilterCondition[],
+  requested: ReadonlySet<string>,
 ): string {
   for (const key of sort) {
     const field = model.fieldsByName.get(key.field);
-    if (field === undefined) {
-      throw ApiError.invalidQuery(
-        `after: "${key.field}" is a field of a related record, and keyset paging cannot sort by it; page with offset.`,
-      );
-    }
-    if (field.nullable) {
-      throw ApiError.invalidQuery(
-        `after: "${key.field}" may be null, and keyset paging cannot sort by a nullable field; sort by non-null fields or page with offset.`,
-      );
-    }
-    if (field.singlePrecision === true) {
-      throw ApiError.invalidQuery(
-        `after: "${key.field}" is stored in single precision, which the values a cursor holds do not match exactly, and keyset paging cannot sort by it; page with offset.`,
-      );
-    }
-    // A cursor is made from the last row's values, and a row carries a lazy value only when asked.
-    if (field?.lazy === true) {
-      throw ApiError.invalidQuery(
-        `after: "${key.field}" is loaded only on request, and keyset paging cannot sort by it; page with offset.`,
-      );
-    }
+    const problem = keysetProblem(field, key.field === model.primaryKey);
+    if (problem === undefined) continue;
+    const named = requested.has(key.field)
+      ? `"${key.field}"`
+      : `the default order of ${model.name} (its ORM's orderBy) sorts by "${key.field}", which`;
+    throw ApiError.invalidQuery(`after: ${named} ${problem}.`);
   }
   return cursorShape(model, sort, filters);
+}
+
+/** Why keyset paging cannot sort by this field (undefined: not one of the model's own), and what to do; undefined when it can. */
+function keysetProblem(field: FieldDescription | undefined, primary: boolean): string | undefined {
+  const cannot = 'and keyset paging cannot sort by it; page with offset';
+  if (field === undefined) return `is a field of a related record or an embedded object, ${cannot}`;
+  if (field.nullable)
+    return 'may be null, and keyset paging cannot sort by a nullable field; sort by non-null fields or page with offset';
+  if (field.singlePrecision === true)
+    return `is stored in single precision, which the values a cursor holds do not match exactly, ${cannot}`;
+  // A cursor is made from the last row's values, and a row carries a lazy value only when asked.
+  if (field.lazy === true) return `is loaded only on request, ${cannot}`;
+  // Only a default order names these: a request's sort names readable, sortable fields only.
+  if (field.hidden) return `is hidden, which a cursor would show, ${cannot}`;
+  if (field.type === 'json' && !primary) return `is a JSON value, which a cursor cannot hold, ${cannot}`;
+  return undefined;
 }
