@@ -8,6 +8,7 @@ import { buildModelDescription } from '../../lib/model/describe.js';
 import { INT64_MAX, INT64_MIN } from '../../lib/schema/model-schemas.js';
 import type { FieldDescription, ModelClass, ModelDescription, RawRecord } from '../../lib/types.js';
 import { type CollectionPlan, collectionPlans } from './collections.js';
+import { defaultOrderOf } from './default-order.js';
 import {
   type AnyMikroORM,
   entityMetadata,
@@ -236,7 +237,7 @@ function cachingResolver(orm: AnyMikroORM): PlanResolver {
 export function buildPlan(orm: AnyMikroORM, model: ModelClass, planOf?: PlanResolver): ModelPlan {
   const meta = entityMetadata(orm, model);
   const collections = collectionPlans(orm, meta);
-  const built = buildModelDescription(modelFacts(orm, model));
+  const built = buildModelDescription({ ...modelFacts(orm, model), defaultOrder: defaultOrderOf(meta) });
   // A collection is no field: the core's description builder knows fields only.
   const description: ModelDescription =
     collections.length === 0

@@ -180,17 +180,49 @@ export function whereOf(plan: ModelPlan, filters: ListQuery['filters']): Conditi
  * The MikroORM `orderBy`, ending with the primary key so that pages never overlap. A key through a
  * many-to-one (`category.name`) is nested under the relation, which MikroORM joins (a left join
  * for a nullable one, so rows without a related record stay, where the database sorts NULL).
+ * Consecutive keys under one property share its entry (`{ team: { name, city } }`). For an entity
+ * with an `orderBy` of its own, `em.find` keeps only the first entry of each property
+ * (`QueryHelper.mergeOrderBy`), so a later key under a property named before is left out here too
+ * (`sort=team,team.name`): both paths then sort as `em.find` does.
  */
 export function orderByOf(plan: ModelPlan, sort: ListQuery['sort']): Record<string, unknown>[] {
-  const order = sort.map((key) => {
-    const chain = fieldPath(plan, key.field);
-    let entry: unknown = key.direction;
-    for (let i = chain.length - 1; i >= 0; i--) entry = { [(chain[i] as FieldPlan).prop.name]: entry };
-    return entry as Record<string, unknown>;
-  });
-  const primaryKey = plan.description.primaryKey;
-  if (!sort.some((key) => key.field === primaryKey)) order.push({ [plan.primary.prop.name]: 'asc' });
+  const order: Record<string, unknown>[] = [];
+  const merged = plan.meta.orderBy !== undefined;
+  const heads = new Set<string>();
+  let previous: { name: string; entry: Record<string, unknown> } | undefined;
+  for (const key of sort) {
+    const names = fieldPath(plan, key.field).map((step) => step.prop.name);
+    const head = names[0] as string;
+    const direction = key.nulls === undefined ? key.direction : `${key.direction} nulls ${key.nulls}`;
+    const nested = previous?.name === head && names.length > 1 ? previous.entry[head] : undefined;
+    if (typeof nested === 'object' && nested !== null) {
+      setPath(nested as Record<string, unknown>, names.slice(1), direction);
+      continue;
+    }
+    if (merged && heads.has(head)) continue;
+    heads.add(head);
+    const entry: Record<string, unknown> = {};
+    setPath(entry, names, direction);
+    order.push(entry);
+    previous = names.length > 1 ? { name: head, entry } : undefined;
+  }
+  if (!heads.has(plan.primary.prop.name)) order.push({ [plan.primary.prop.name]: 'asc' });
   return order;
+}
+
+/** Sets `value` at the property path inside `target`, making the objects on the way. */
+function setPath(target: Record<string, unknown>, names: readonly string[], value: unknown): void {
+  let node = target;
+  for (const name of names.slice(0, -1)) {
+    const next = node[name];
+    if (typeof next === 'object' && next !== null) node = next as Record<string, unknown>;
+    else {
+      const made: Record<string, unknown> = {};
+      node[name] = made;
+      node = made;
+    }
+  }
+  node[names[names.length - 1] as string] = value;
 }
 
 /**
