@@ -282,7 +282,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
 
   /**
    * The links of a to-many relation for the given owners, in one statement (links.ts): per owner
-   * ordered by target key, at most `perOwner` of them.
+   * in the order MikroORM's populate gives them, then by target key, at most `perOwner` of them.
    */
   async links(
     session: EntityManager,

@@ -5,6 +5,7 @@
  */
 import { type EntityMetadata, type EntityProperty, ReferenceKind } from '@mikro-orm/core';
 import type { CollectionDescription, ModelClass } from '../../lib/types.js';
+import { collectionOrderOf, type LinkOrderKey } from './default-order.js';
 import { type AnyMikroORM, jsonNameOf } from './describe.js';
 import { fieldTypeOf } from './field-types.js';
 
@@ -19,12 +20,24 @@ export interface LinkTable {
   readonly targetColumn: string;
 }
 
+/** The target's table, which a pivot's links join to be ordered by the target's columns. */
+export interface TargetTable {
+  readonly table: string;
+  readonly schema: string | undefined;
+  /** Its primary key column. */
+  readonly keyColumn: string;
+}
+
 /** One collection as the adapter serves it. */
 export interface CollectionPlan {
   readonly description: CollectionDescription;
   readonly prop: EntityProperty;
   readonly targetMeta: EntityMetadata;
   readonly links: LinkTable;
+  /** The order of each owner's links, as MikroORM's populate gives it; the target key follows. */
+  readonly order: readonly LinkOrderKey[];
+  /** The target's table, when the order names its columns and the links are in a pivot. */
+  readonly targetTable?: TargetTable;
 }
 
 /** The single primary key property of a table-backed entity whose key type the core serves, or undefined. */
@@ -102,7 +115,8 @@ function manyToManyLinks(
  * collection MikroORM does not persist (the inverse sides it adds itself to pivots declared on one
  * side only), one whose target the adapter cannot serve (no single primary key of a type the core
  * knows, a view or virtual entity, a subclass of an inheritance hierarchy, whose rows share a
- * table with other classes), and links stored otherwise than in one foreign key or one plain pivot.
+ * table with other classes), links stored otherwise than in one foreign key or one plain pivot,
+ * and an order (`orderBy`) the links statement cannot give (default-order.ts, `collectionOrderOf`).
  */
 export function collectionPlans(orm: AnyMikroORM, meta: EntityMetadata): CollectionPlan[] {
   const plans: CollectionPlan[] = [];
@@ -126,6 +140,19 @@ export function collectionPlans(orm: AnyMikroORM, meta: EntityMetadata): Collect
       targetKey: jsonNameOf(targetKey),
       targetKeyType,
     };
+    const pivot =
+      prop.pivotEntity === undefined ? undefined : orm.getMetadata().find(prop.pivotEntity as never);
+    // An order include= cannot follow: left out rather than embedded in another order.
+    const order = collectionOrderOf(prop, target, pivot);
+    if (order === undefined) continue;
+    const targetTable = order.some((key) => key.table === 'target')
+      ? {
+          table: target.tableName,
+          schema: schemaOf(orm, target),
+          keyColumn: targetKey.fieldNames[0] as string,
+        }
+      : undefined;
+    const ordered = { order, ...(targetTable === undefined ? {} : { targetTable }) };
     if (prop.kind === ReferenceKind.ONE_TO_MANY) {
       const found = oneToManyLinks(orm, meta, prop, target);
       if (found === undefined) continue;
@@ -135,7 +162,7 @@ export function collectionPlans(orm: AnyMikroORM, meta: EntityMetadata): Collect
         inverseField: jsonNameOf(found.inverse),
         writable: false,
       });
-      plans.push({ description, prop, targetMeta: target, links: found.links });
+      plans.push({ description, prop, targetMeta: target, links: found.links, ...ordered });
     } else {
       const links = manyToManyLinks(orm, meta, prop);
       if (links === undefined) continue;
@@ -144,7 +171,7 @@ export function collectionPlans(orm: AnyMikroORM, meta: EntityMetadata): Collect
         kind: 'many-to-many',
         writable: prop.owner === true && prop.mappedBy === undefined,
       });
-      plans.push({ description, prop, targetMeta: target, links });
+      plans.push({ description, prop, targetMeta: target, links, ...ordered });
     }
   }
   return plans;

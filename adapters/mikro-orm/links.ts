@@ -1,8 +1,9 @@
 /**
  * The links of a to-many relation for a page of owners, in one statement however many owners
  * there are: the rows of the table that holds them (the target's foreign key column for a
- * one-to-many, the pivot table for a many-to-many), numbered per owner by target key with
- * `row_number()` so that each owner keeps at most `perOwner` of them. MikroORM's own populate
+ * one-to-many, the pivot table for a many-to-many), numbered per owner with `row_number()` in the
+ * order MikroORM's populate gives them (the relation's and the target's `orderBy`, a fixed order),
+ * then by target key, so that each owner keeps the first `perOwner` of them. MikroORM's own populate
  * loads every link of every owner; an embedded collection is bounded, so the cap runs in the
  * database (SQLite ≥ 3.25, PostgreSQL, MariaDB ≥ 10.2, MySQL 8).
  *
@@ -14,6 +15,7 @@ import type { EntityManager, Platform } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
 import type { RecordId, RelationLink } from '../../lib/types.js';
 import type { CollectionPlan } from './collections.js';
+import type { LinkOrderKey } from './default-order.js';
 import type { AnyMikroORM } from './describe.js';
 import { hasBuiltInType } from './field-types.js';
 import type { FieldPlan, ModelPlan } from './plan.js';
@@ -62,7 +64,7 @@ export class LinkReader {
     this.#runner = runner;
   }
 
-  /** The links of the owners, per owner ordered by target key and at most `perOwner` of them. */
+  /** The links of the owners, per owner in the collection's order and at most `perOwner` of them. */
   async links(
     session: EntityManager,
     plan: ModelPlan,
@@ -119,20 +121,31 @@ export class LinkReader {
   #build(plan: ModelPlan, collection: CollectionPlan): LinkStatement {
     const platform = this.#orm.em.getPlatform();
     const quote = (name: string) => platform.quoteIdentifier(name);
-    const { links } = collection;
-    const table =
-      links.schema === undefined ? quote(links.table) : `${quote(links.schema)}.${quote(links.table)}`;
+    const qualified = (table: string, schema: string | undefined) =>
+      schema === undefined ? quote(table) : `${quote(schema)}.${quote(table)}`;
+    const { links, targetTable } = collection;
     const target = plan.planOf(collection.description.targetModel).primary;
     const owner = `l.${quote(links.ownerColumn)}`;
     const targetKey = `l.${quote(links.targetColumn)}`;
     // better-sqlite3 hands INTEGER values over as JS numbers, which round beyond 2^53: read as text.
     const read = (column: string, field: FieldPlan) =>
       plan.dialect === 'sqlite' && field.field.type === 'bigint' ? `cast(${column} as text)` : column;
+    // MikroORM's populate order, then the target key: it orders only what that order leaves tied.
+    const order = [
+      ...collection.order.flatMap((key) =>
+        orderTerms(`${key.table === 'links' ? 'l' : 't'}.${quote(key.column)}`, key, plan.dialect),
+      ),
+      targetKey,
+    ].join(', ');
+    const join =
+      targetTable === undefined
+        ? ''
+        : ` join ${qualified(targetTable.table, targetTable.schema)} t on t.${quote(targetTable.keyColumn)} = ${targetKey}`;
     const head =
       `select x.owner_key, x.target_key from (select ${read(owner, plan.primary)} as owner_key, ` +
       `${read(targetKey, target)} as target_key, ` +
-      `row_number() over (partition by ${owner} order by ${targetKey}) as link_rank ` +
-      `from ${table} l where ${owner} in (`;
+      `row_number() over (partition by ${owner} order by ${order}) as link_rank ` +
+      `from ${qualified(links.table, links.schema)} l${join} where ${owner} in (`;
     // By rank, not by the key read: a key read as text (above) would sort as text.
     const tail = ') x where x.link_rank <= ? order by x.owner_key, x.link_rank';
     return {
@@ -143,4 +156,14 @@ export class LinkReader {
       encodeOwner: keyEncoder(plan.primary, platform),
     };
   }
+}
+
+/**
+ * The ORDER BY terms of one key, as MikroORM's platforms write them: MySQL and MariaDB have no
+ * `NULLS FIRST/LAST`, so a placement is a leading `is null` / `is not null` term there.
+ */
+function orderTerms(column: string, key: LinkOrderKey, dialect: ModelPlan['dialect']): string[] {
+  if (key.nulls === undefined) return [`${column} ${key.direction}`];
+  if (dialect !== 'mysql') return [`${column} ${key.direction} nulls ${key.nulls}`];
+  return [`${column} ${key.nulls === 'first' ? 'is not null' : 'is null'}`, `${column} ${key.direction}`];
 }
