@@ -38,6 +38,7 @@ import {
   planDirectWrites,
   quietEvents,
 } from './direct-writes.js';
+import { referencesNothing } from './errors.js';
 import { AdapterFailures, isMalformedKey } from './failures.js';
 import { missingInternal, queryObstacle } from './fast-path.js';
 import { readCollations } from './key-comparison.js';
@@ -64,6 +65,7 @@ import { type RuntimeFilters, runtimeFiltersOf } from './runtime-filters.js';
 import { updateSchemaSafely } from './schema.js';
 import { markWritten, readFromPrimary } from './session-state.js';
 import { type NamedStatements, StatementRunner } from './statements.js';
+import { unloadableReferences } from './subclass-references.js';
 
 /** Options of `new MikroOrmAdapter(orm, options)`. */
 export interface MikroOrmAdapterOptions {
@@ -310,6 +312,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       Object.entries(encodeCollections(plan, data)).filter(([, keys]) => keys.length > 0),
     );
     const values = { ...encodeData(plan, data), ...links };
+    await this.#checkSubclassReferences(session, plan, values);
     if (this.#isPlain(plan)) return this.#plain.create(session, plan, values);
     // Links are the unit of work's to write, with the row, in the transaction of its flush.
     if (Object.keys(links).length > 0)
@@ -355,6 +358,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     const { [plan.primary.field.name]: _key, ...changes } = data;
     const links = encodeCollections(plan, changes);
     const values = { ...encodeData(plan, changes), ...links };
+    await this.#checkSubclassReferences(session, plan, values);
     if (this.#isPlain(plan)) return this.#plain.update(session, plan, key, values);
     const direct = Object.keys(links).length > 0 ? undefined : this.#directFor(plan, session, 'update');
     if (direct !== undefined) {
@@ -464,6 +468,19 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       this.#direct.set(plan, direct);
     }
     return direct[kind] && quietEvents(session) ? direct : undefined;
+  }
+
+  /** A 422 when a written relation to a single-table subclass names another class's row (subclass-references.ts). */
+  async #checkSubclassReferences(session: EntityManager, plan: ModelPlan, values: Row): Promise<void> {
+    if (plan.subclassReferences.length === 0) return;
+    let wrong: FieldPlan[];
+    try {
+      wrong = await unloadableReferences(session, plan.subclassReferences, values);
+    } catch (error) {
+      if (isMalformedKey(error)) return;
+      throw await this.#failures.read(error, plan);
+    }
+    if (wrong.length > 0) throw referencesNothing(wrong.map((field) => field.field.name));
   }
 
   #queryBuilder(session: EntityManager, plan: ModelPlan) {

@@ -196,12 +196,7 @@ export function toApiError(error: unknown, context: ErrorContext): unknown {
         `This ${meta.className} is still referenced by other records and cannot be deleted.`,
       );
     }
-    const fields = danglingFields(error, context);
-    const errors: FieldError[] = fields.map((name) => ({
-      path: jsonName(meta, name),
-      message: 'References a record that does not exist.',
-    }));
-    return ApiError.validation(errors, 'A reference points to a record that does not exist.');
+    return referencesNothing(danglingFields(error, context).map((name) => jsonName(meta, name)));
   }
   if (error instanceof NotNullConstraintViolationException) {
     const fields = blamedProperties(
@@ -222,6 +217,15 @@ export function toApiError(error: unknown, context: ErrorContext): unknown {
     return ApiError.validation(...doesNotFit(error, context));
   }
   return ApiError.internal(error);
+}
+
+/** The 422 of written references (by JSON name) that name no record the relation can load. */
+export function referencesNothing(paths: readonly string[]): ApiError {
+  const errors: FieldError[] = paths.map((path) => ({
+    path,
+    message: 'References a record that does not exist.',
+  }));
+  return ApiError.validation(errors, 'A reference points to a record that does not exist.');
 }
 
 /**

@@ -21,6 +21,7 @@ import { type Dialect, dialectOf } from './dialect.js';
 import { fastPathObstacle } from './fast-path.js';
 import { readBackReason } from './read-back.js';
 import { runtimeFiltersOf } from './runtime-filters.js';
+import { subclassReferences } from './subclass-references.js';
 import { type Decoder, decoderFor, type Encoder, encoderFor } from './values.js';
 
 /** One served field with everything needed to read and write it. */
@@ -75,6 +76,8 @@ export interface ModelPlan {
   readonly collections: ReadonlyMap<string, CollectionPlan>;
   /** The plan of another model: a many-to-one's target, for filters and sorts through it. */
   readonly planOf: (model: ModelClass) => ModelPlan;
+  /** The to-one relations to a class below the root of a single-table hierarchy (subclass-references.ts). */
+  readonly subclassReferences: readonly FieldPlan[];
 }
 
 /** Resolves the plan of a model (the adapter's cache, so each model is planned once). */
@@ -279,6 +282,7 @@ export function buildPlan(orm: AnyMikroORM, model: ModelClass, planOf?: PlanReso
     readBack: readBackReason({ meta, fields, dialect }),
     collections: new Map(collections.map((collection) => [collection.description.name, collection])),
     planOf: planOf ?? cachingResolver(orm),
+    subclassReferences: subclassReferences(orm, fields),
   };
   return plan;
 }
