@@ -4,7 +4,13 @@
  */
 
 import type { CrudOperationName, OperationCheck, OperationDeclaration } from '../http/operation.js';
-import { fieldAtPath, filterablePaths, selectableFields, sortableFields } from '../query/field-paths.js';
+import {
+  fieldAtPath,
+  filterablePaths,
+  isJsonKey,
+  selectableFields,
+  sortableFields,
+} from '../query/field-paths.js';
 import {
   LIKE_LIMITS,
   LIST_LIMITS,
@@ -207,10 +213,11 @@ function operandSchema(field: FieldDescription): JsonSchema {
  * accepts for the field's type, each typed like the field (lists as comma-separated text).
  */
 function filterParameter(path: string, field: FieldDescription, like: LikeLimits): Record<string, unknown> {
-  const operand = operandSchema(field);
+  // A key of a custom type is compared with the text given, as its `{id}` path takes it.
+  const operand: JsonSchema = isJsonKey(field) ? { type: 'string' } : operandSchema(field);
   const properties: Record<string, JsonSchema> = {};
   const list = (description: string): JsonSchema => ({ type: 'string', description });
-  if (field.type !== 'json') {
+  if (field.type !== 'json' || isJsonKey(field)) {
     properties.$eq = { ...operand, description: `Equal (\`filter[${path}]=value\` is the same).` };
     properties.$ne = { ...operand, description: 'Not equal.' };
     if (ORDERED_TYPES.has(field.type)) {
@@ -280,8 +287,9 @@ function idParameter(model: ModelDescription): Record<string, unknown> {
     description: _described,
     ...schema
   } = key === undefined ? {} : fieldValueSchema(key);
-  // A path segment is never null: keep the key's own type only.
-  if (Array.isArray(schema.type)) schema.type = schema.type.find((type) => type !== 'null') ?? 'string';
+  // A path segment is never null: keep the key's own type only; a custom type's key is its text.
+  if (key?.type === 'json') schema.type = 'string';
+  else if (Array.isArray(schema.type)) schema.type = schema.type.find((type) => type !== 'null') ?? 'string';
   return {
     name: 'id',
     in: 'path',

@@ -5,7 +5,7 @@
  * only when its target model has routes in the same document, whose read schema it refers to.
  */
 import { INCLUDE_LIMITS, type IncludableRelation } from '../model/relations.js';
-import { isQueryable, selectableFields, sortableFields } from '../query/field-paths.js';
+import { isJsonKey, isQueryable, selectableFields, sortableFields } from '../query/field-paths.js';
 import type { JsonSchema } from '../schema/json-schema.js';
 import type { FieldDescription, ModelClass, Policy } from '../types.js';
 import type { ProblemResponseName } from './components.js';
@@ -109,7 +109,8 @@ export function withRelationProperties(
         maxItems: includeLimit,
         readOnly: true,
         description:
-          `The related ${targetName(entry)} records, ordered by their key, at most ${includeLimit}; ` +
+          `The related ${targetName(entry)} records, in the relation's order (its ORM's, such as MikroORM's orderBy), ` +
+          `else by their key, at most ${includeLimit}; ` +
           `present only when the request names \`${relation.name}\` in \`include\`.`,
       };
     }
@@ -129,8 +130,9 @@ export function includeParameter(
     in: 'query',
     description:
       'Comma-separated relations to embed in each record: a many-to-one field then holds the related record ' +
-      '(or `null`) instead of its key, and a to-many relation appears as an array of related records, ordered ' +
-      `by their key, at most ${includeLimit} per record (one level deeper, the related router's own limit, ` +
+      '(or `null`) instead of its key, and a to-many relation appears as an array of related records, in the ' +
+      "relation's order (its ORM's, such as MikroORM's orderBy), else by their key, " +
+      `at most ${includeLimit} per record (one level deeper, the related router's own limit, ` +
       `as \`maxItems\` in its schema says). A dotted path (\`${deeper}\`) embeds one level ` +
       'deeper (at most two) and implies its first step. Embedded records are serialized by their own ' +
       "router's rules (hidden fields never appear). Repeating the parameter is the same as one " +
@@ -164,14 +166,14 @@ export function relationSortKeys(relations: readonly DocumentedRelation[]): stri
 
 /**
  * `rel.field` filter paths: the readable, queryable top-level fields of each many-to-one target
- * that an operator other than `$exists` can test (not JSON values).
+ * that an operator other than `$exists` can test (not JSON values, but a key of a custom type).
  */
 export function relationFilterPaths(
   relations: readonly DocumentedRelation[],
 ): { path: string; field: FieldDescription; relation: string }[] {
   return toOne(relations).flatMap((entry) =>
     entry.relation.target.fields
-      .filter((field) => !field.hidden && isQueryable(field) && field.type !== 'json')
+      .filter((field) => !field.hidden && isQueryable(field) && (field.type !== 'json' || isJsonKey(field)))
       .map((field) => ({ path: `${entry.path}.${field.name}`, field, relation: entry.path })),
   );
 }

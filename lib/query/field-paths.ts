@@ -5,6 +5,15 @@
  */
 import type { FieldDescription, ModelDescription } from '../types.js';
 
+/**
+ * Whether the field is a key whose JSON form the core does not know (a primary key of a custom
+ * type, or a many-to-one to one): filters compare it for equality with the text a query gives, as
+ * an `{id}` path gives it; any other JSON value is tested with `$exists` only.
+ */
+export function isJsonKey(field: FieldDescription): boolean {
+  return field.type === 'json' && (field.primary || field.relation !== undefined);
+}
+
 /** Whether filters and sort may name the field (objects and arrays never, whatever they say). */
 export function isQueryable(field: FieldDescription): boolean {
   return field.queryable !== false && field.type !== 'object' && field.type !== 'array';

@@ -20,7 +20,7 @@ import type {
 } from '../types.js';
 import { coerceQueryValue } from './coerce.js';
 import { cursorShape, decodeCursor } from './cursor.js';
-import { fieldAtPath, isQueryable } from './field-paths.js';
+import { fieldAtPath, isJsonKey, isQueryable } from './field-paths.js';
 import { type IncludeRequest, includeRequests, parseInclude, selectIncludedField } from './include.js';
 import { likeCost } from './like-pattern.js';
 import { listOrder } from './list-order.js';
@@ -332,7 +332,7 @@ function parseFilter(
       throw ApiError.invalidQuery(`${parameter}[$exists] must be true or false.`);
     return { field: fieldName, op, value: raw === 'true' };
   }
-  if (field.type === 'json')
+  if (field.type === 'json' && !isJsonKey(field))
     throw ApiError.invalidQuery(`${parameter}: JSON fields can only be tested with $exists.`);
   if (op === '$like' || op === '$ilike') {
     if (!takesPatterns(field))

@@ -99,6 +99,35 @@ describe('parseListQuery', () => {
     invalid('sort=metadata', /cannot be sorted/);
   });
 
+  it('compares a key of a custom type (a JSON key) for equality with the text given, as its {id} path', () => {
+    class Depot extends FrameworkModel {}
+    const depots = buildModelDescription({
+      model: Depot,
+      name: 'Depot',
+      primaryKeys: ['code'],
+      fields: [
+        field('code', 'json'),
+        field('parent', 'json', { relation: { kind: 'many-to-one', target: 'Depot', targetKey: 'code' } }),
+        field('meta', 'json'),
+      ],
+    });
+    assert.deepEqual(parseListQuery(depots, 'filter[code]=oslo&filter[parent][$in]=a,b').filters, [
+      { field: 'code', op: '$eq', value: 'oslo' },
+      { field: 'parent', op: '$in', value: ['a', 'b'] },
+    ]);
+    assert.equal(parseListQuery(depots, 'filter[parent][$ne]=oslo').filters[0]?.op, '$ne');
+    for (const [search, message] of [
+      ['filter[code][$gt]=a', /does not apply to json/],
+      ['filter[parent][$like]=a%25', /text fields only/],
+      ['filter[meta]=1', /only be tested with \$exists/],
+    ] as const)
+      assert.throws(
+        () => parseListQuery(depots, search),
+        (error: unknown) => error instanceof ApiError && message.test(error.message),
+        search,
+      );
+  });
+
   it('refuses unknown parameters with the list of known ones', () => {
     invalid('page=2', /Unknown query parameter "page"/);
     invalid('filter[name][$eq][x]=1', /Unknown query parameter/);
