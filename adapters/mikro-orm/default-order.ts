@@ -76,7 +76,7 @@ function keysOf(
     !isInverseOneToOne(prop);
   // One step into a many-to-one's target, as `sort=team.name`; any depth into embedded values.
   const into = (toOne && depth === 0) || prop.kind === ReferenceKind.EMBEDDED;
-  if (!into || target === undefined || unsortable(meta, prop) !== undefined)
+  if (!into || target === undefined || !servedProperties(meta).includes(prop))
     throw refused(meta, path, 'goes through a collection, a JSON value or more than one relation');
   return orderEntries(value).flatMap(([inner, innerValue]) => {
     if (typeof inner === 'symbol') throw refused(meta, path, 'holds a raw SQL fragment');

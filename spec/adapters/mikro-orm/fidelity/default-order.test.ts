@@ -21,6 +21,7 @@ import {
   Medal,
   Sponsor,
   Squad,
+  Venue,
 } from '../../../fixtures/mikro-orm/default-order.js';
 import { type Catalogue, describeFidelity, type FidelityEnv, idsOf, type Json } from './harness.js';
 
@@ -32,6 +33,7 @@ const CATALOGUE: Catalogue = {
     [Lineup, '/lineups'],
     [Medal, '/medals'],
     [Sponsor, '/sponsors'],
+    [Venue, '/venues'],
   ]),
 };
 
@@ -92,6 +94,13 @@ async function seed(env: FidelityEnv): Promise<void> {
     ['kite', namesake],
   ] as const)
     await post(env, '/lineups', { nickname, squad: owner });
+  for (const [city, zip] of [
+    ['oslo', '2'],
+    ['bergen', null],
+    ['oslo', '1'],
+    ['alta', '9'],
+  ] as const)
+    await post(env, '/venues', { site: { city, zip } });
   const medals = [];
   for (const title of ['gold', 'silver', 'bronze']) medals.push(await post(env, '/medals', { title }));
   const sponsors = [];
@@ -183,6 +192,20 @@ await describeFidelity(
         bySquad,
         await mikroIds(env(), Lineup, [{ squad: 'desc' }, { nickname: 'asc nulls last' }, { id: 'asc' }]),
       );
+    });
+
+    it('orders by the fields of an embedded value as em.find; keyset refused', async () => {
+      const expected = await mikroIds(env(), Venue, [{ site: { city: 'desc', zip: 'asc' } }, { id: 'asc' }]);
+      assert.deepEqual(idsOf(await env().get('/venues?limit=1000')), expected);
+      const cities = (await env().em().find(Venue, {})).map((venue) => venue.site.city);
+      const answered = await env().get<Json[]>('/venues?limit=1000');
+      assert.deepEqual(
+        answered.map((venue) => (venue.site as Json).city),
+        cities,
+      );
+      const keyset = await env().send('GET', '/venues?after=');
+      assert.equal(keyset.status, 400, JSON.stringify(keyset.body));
+      assert.match(String((keyset.body as Json).detail), /sorts by "site\.city"/);
     });
 
     it("includes a collection in populate's order: its orderBy, the target's, fixedOrder", async () => {
