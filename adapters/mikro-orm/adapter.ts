@@ -40,7 +40,7 @@ import {
 } from './direct-writes.js';
 import { referencesNothing } from './errors.js';
 import { AdapterFailures, isMalformedKey } from './failures.js';
-import { missingInternal, queryObstacle } from './fast-path.js';
+import { loadListenerObstacle, missingInternal, queryObstacle } from './fast-path.js';
 import { readCollations } from './key-comparison.js';
 import { LinkReader } from './links.js';
 import { type ListStatement, ListStatements } from './list-statements.js';
@@ -181,7 +181,9 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
 
   /** Why this model is served by the plain path, or undefined when the fast path serves it. */
   plainReason(model: ModelClass): string | undefined {
-    return this.#fastOff ?? this.#plan(model).fastObstacle;
+    const plan = this.#plan(model);
+    // Sessions are forks of the global EntityManager and share its subscribers.
+    return this.#fastOff ?? plan.fastObstacle ?? loadListenerObstacle(this.orm.em, plan.meta);
   }
 
   /**
@@ -231,7 +233,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
 
   async list(session: EntityManager, model: ModelClass, query: ListQuery): Promise<ListResult> {
     const plan = this.#plan(model);
-    if (this.#isPlain(plan) || queryObstacle(plan, query) !== undefined)
+    if (this.#isPlain(plan, session) || queryObstacle(plan, query) !== undefined)
       return this.#plain.list(session, plan, query);
     try {
       if (this.#dialect === 'postgresql' && query.withTotal && query.limit > 0) {
@@ -259,7 +261,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       const plan = this.#plan(model);
       const key = plan.primary.encode(id);
       if (keyBeyondReach(plan.primary, key)) return Promise.resolve(undefined);
-      if (this.#isPlain(plan)) return this.#plain.findOne(session, plan, plan.primary, key);
+      if (this.#isPlain(plan, session)) return this.#plain.findOne(session, plan, plan.primary, key);
       return this.#lookup(session, plan, plan.primary, key);
     } catch (error) {
       return Promise.reject(error);
@@ -277,7 +279,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     if (target === undefined) throw new ConfigurationError(`${plan.description.name} has no field ${field}.`);
     const encoded = value === null || value === undefined ? null : target.encode(value);
     if (keyBeyondReach(target, encoded)) return undefined;
-    if (this.#isPlain(plan)) return this.#plain.findOne(session, plan, target, encoded);
+    if (this.#isPlain(plan, session)) return this.#plain.findOne(session, plan, target, encoded);
     if (encoded === null) return this.#first(session, plan, { [target.prop.name]: null });
     return this.#lookup(session, plan, target, encoded);
   }
@@ -313,7 +315,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     );
     const values = { ...encodeData(plan, data), ...links };
     await this.#checkSubclassReferences(session, plan, values);
-    if (this.#isPlain(plan)) return this.#plain.create(session, plan, values);
+    if (this.#isPlain(plan, session)) return this.#plain.create(session, plan, values);
     // Links are the unit of work's to write, with the row, in the transaction of its flush.
     if (Object.keys(links).length > 0)
       return this.#readBack(session, plan, await this.#plain.insert(session, plan, values));
@@ -359,7 +361,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     const links = encodeCollections(plan, changes);
     const values = { ...encodeData(plan, changes), ...links };
     await this.#checkSubclassReferences(session, plan, values);
-    if (this.#isPlain(plan)) return this.#plain.update(session, plan, key, values);
+    if (this.#isPlain(plan, session)) return this.#plain.update(session, plan, key, values);
     const direct = Object.keys(links).length > 0 ? undefined : this.#directFor(plan, session, 'update');
     if (direct !== undefined) {
       if (Object.keys(values).length === 0) return this.#first(session, plan, key);
@@ -383,7 +385,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     const encoded = plan.primary.encode(id);
     if (keyBeyondReach(plan.primary, encoded)) return false;
     const key = { [plan.primary.prop.name]: encoded };
-    if (this.#isPlain(plan)) return this.#plain.delete(session, plan, key);
+    if (this.#isPlain(plan, session)) return this.#plain.delete(session, plan, key);
     if (this.#directFor(plan, session, 'delete') !== undefined) {
       try {
         const deleted = await directDelete(session, plan, key, this.#statements);
@@ -450,9 +452,13 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     return plan;
   }
 
-  /** Whether the plain path serves this model. */
-  #isPlain(plan: ModelPlan): boolean {
-    return this.#fastOff !== undefined || plan.fastObstacle !== undefined;
+  /** Whether the plain path serves this model in this session. */
+  #isPlain(plan: ModelPlan, session: EntityManager): boolean {
+    return (
+      this.#fastOff !== undefined ||
+      plan.fastObstacle !== undefined ||
+      loadListenerObstacle(session, plan.meta) !== undefined
+    );
   }
 
   /** How this write may skip the unit of work, or undefined when it must not (see direct-writes.ts). */

@@ -12,8 +12,10 @@
 import {
   BigIntType,
   DecimalType,
+  type EntityManager,
   type EntityMetadata,
   type EntityProperty,
+  EventType,
   JsonType,
   ReferenceKind,
 } from '@mikro-orm/core';
@@ -76,6 +78,9 @@ export function fastPathObstacle(
   if ((meta.inheritanceType ?? undefined) !== undefined && meta.inheritanceType !== 'sti')
     return 'inheritance';
   if (meta.serializedPrimaryKey !== undefined) return 'a serialized primary key';
+  const hooks = LOAD_EVENTS.filter((event) => (meta.hooks[event]?.length ?? 0) > 0);
+  if (hooks.length > 0)
+    return `${meta.className} has ${hooks.join(' and ')} hooks, which MikroORM runs on every load`;
   // SQLite fills RETURNING before AFTER triggers run: the fast path's answer would miss their work.
   if (meta.hasTriggers === true || (meta.triggers ?? []).length > 0) return 'database triggers';
   const serialization = orm.config.get('serialization') as { forceObject?: boolean } | undefined;
@@ -98,6 +103,22 @@ export function fastPathObstacle(
     const obstacle = propertyObstacle(meta, prop);
     if (obstacle !== undefined) return obstacle;
   }
+  return undefined;
+}
+
+// Events MikroORM dispatches on every entity it loads (onInit also on every entity it creates).
+const LOAD_EVENTS = [EventType.onInit, EventType.onLoad] as const;
+
+/**
+ * Why this session's MikroORM runs code of the application on every load of the entity, which the
+ * fast path's plain rows would skip, or undefined. Entity hooks are fixed, but a subscriber may be
+ * registered at any time (`em.getEventManager().registerSubscriber`), so this is asked per request;
+ * MikroORM caches the answer until a subscriber is added.
+ */
+export function loadListenerObstacle(session: EntityManager, meta: EntityMetadata): string | undefined {
+  const events = session.getEventManager();
+  for (const event of LOAD_EVENTS)
+    if (events.hasListeners(event, meta)) return `${meta.className} has ${event} listeners`;
   return undefined;
 }
 
@@ -197,6 +218,11 @@ const INTERNALS: readonly Check[] = [
   [
     'EntityManager.getEventManager().getSubscribers',
     (orm) => isFunction(orm.em.getEventManager().getSubscribers),
+  ],
+  // Load listeners send a model to the plain path (loadListenerObstacle).
+  [
+    'EntityManager.getEventManager().hasListeners',
+    (orm) => isFunction(orm.em.getEventManager().hasListeners),
   ],
 ];
 

@@ -215,10 +215,11 @@ export function readBackReason(candidate: ReadBackCandidate): string | undefined
 }
 
 // Entity events after which the entity may hold what the row does not: a listener that changes
-// it after the write, or one that a load runs and a flush does not.
+// it after the write, or one that a load runs and a flush does not (onInit runs again on the
+// entity a fresh load builds, on top of the stored value).
 const ENTITY_EVENTS = {
-  create: [EventType.afterCreate, EventType.onLoad],
-  update: [EventType.afterUpdate, EventType.onLoad],
+  create: [EventType.afterCreate, EventType.onLoad, EventType.onInit],
+  update: [EventType.afterUpdate, EventType.onLoad, EventType.onInit],
 } as const;
 // Flush events that run after the writes, where a subscriber may write the row again.
 const FLUSH_EVENTS = [
