@@ -470,7 +470,10 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     if (!this.#directWrites) return undefined;
     let direct = this.#direct.get(plan);
     if (direct === undefined) {
-      direct = planDirectWrites(plan, this.orm.em.getPlatform().usesReturningStatement());
+      direct = planDirectWrites(plan, {
+        returning: this.orm.em.getPlatform().usesReturningStatement(),
+        mergeObjectProperties: this.orm.config.get('assign')?.mergeObjectProperties === true,
+      });
       this.#direct.set(plan, direct);
     }
     return direct[kind] && quietEvents(session) ? direct : undefined;

@@ -68,7 +68,7 @@ export interface Catalogue {
   readonly entities: readonly (ModelClass | EntitySchema)[];
   readonly routes: ReadonlyMap<ModelClass, string>;
   readonly subscribers?: () => EventSubscriber[];
-  /** Other MikroORM options of the application's ORM (`forceUndefined`, …). */
+  /** Other MikroORM options of the application's ORM (`forceUndefined`, `assign`, `serialization`…). */
   readonly options?: Omit<MikroOrmConnectOptions, 'url' | 'entities'>;
 }
 
