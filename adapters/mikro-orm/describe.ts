@@ -24,6 +24,7 @@ import { explicitTableName, mixinFieldsOf } from '../../lib/model/framework-mode
 import { defaultTableName } from '../../lib/model/table-name.js';
 import { TEXT_TYPES } from '../../lib/query/list-query.js';
 import type { FieldDescription, FieldType, ModelClass } from '../../lib/types.js';
+import { checkColumnAgreement } from './column-agreement.js';
 import { declaredTableName, omittedWhenDeclared } from './conventions.js';
 import { decimalDigitsOf } from './decimal-digits.js';
 import { dialectOf } from './dialect.js';
@@ -292,7 +293,10 @@ function scalarType(meta: EntityMetadata, prop: EntityProperty, columns?: Platfo
       `${meta.className}.${prop.name} is \`type: 'date'\` on a Date property: MikroORM holds the day as a Date at a midnight that depends on the driver and the time zone, and serializes it as a timestamp, so the API could not give back what a client sends. Declare it \`${prop.name}!: string\` (MikroORM's 'YYYY-MM-DD' form of a date), or \`type: 'datetime'\` for a point in time.`,
     );
   }
-  if (mapped !== undefined) return mapped;
+  if (mapped !== undefined) {
+    if (columns !== undefined) checkColumnAgreement(meta, prop, mapped, columns);
+    return mapped;
+  }
   // A value the ORM computes or keeps in memory only is shown as MikroORM serializes it.
   if (isComputed(meta, prop)) return 'json';
   throw new ConfigurationError(

@@ -118,13 +118,62 @@ export function fieldTypeOf(prop: EntityProperty, platform?: Platform): FieldTyp
   if (typeName === 'date' && prop.runtimeType === 'Date') return 'datetime';
   const column = BY_TYPE_NAME[columnBase(prop)];
   const byName = BY_TYPE_NAME[typeName];
-  if (byName !== undefined) return refinedByColumn(byName, column, platform);
-  return column;
+  if (byName === undefined) return column;
+  const declared = refinedByColumn(byName, column, platform);
+  return custom === undefined ? followedRuntime(prop, declared) : declared;
 }
 
 /** The base of the property's column type, lower-cased: `varchar(5)` → `varchar`. */
 function columnBase(prop: EntityProperty): string {
   return (prop.columnTypes?.[0] ?? '').toLowerCase().replace(/\(.*$/, '').trim();
+}
+
+/**
+ * The kind of the property's column type: by its base (`varchar(5)` → string), else by its first
+ * word as MikroORM's platforms read it (`int unsigned` → integer). MySQL's `tinyint(1)` is what
+ * MikroORM's MySQL platform maps to a boolean.
+ */
+export function columnKindOf(prop: EntityProperty): FieldType | undefined {
+  const base = columnBase(prop);
+  if (prop.runtimeType === 'boolean' && prop.columnTypes?.[0]?.toLowerCase() === 'tinyint(1)')
+    return 'boolean';
+  return BY_TYPE_NAME[base] ?? BY_TYPE_NAME[/^[^(), ]*/.exec(base)?.[0] ?? ''];
+}
+
+/**
+ * The JavaScript type MikroORM holds a value of each kind as (its `runtimeType`), for the kinds
+ * without a MikroORM Type of their own doing the conversion.
+ */
+const RUNTIME_OF: Readonly<Partial<Record<FieldType, string>>> = {
+  string: 'string',
+  text: 'string',
+  uuid: 'string',
+  time: 'string',
+  date: 'string',
+  integer: 'number',
+  number: 'number',
+  boolean: 'boolean',
+  datetime: 'Date',
+};
+
+/** The JavaScript type MikroORM holds a value of this kind as, when it is one of its scalars. */
+export function runtimeOfKind(kind: FieldType | undefined): string | undefined {
+  return kind === undefined ? undefined : RUNTIME_OF[kind];
+}
+
+/**
+ * MikroORM derives a property's JavaScript type (`runtimeType`) from its `columnType` when no
+ * TypeScript type gave one (an `EntitySchema`, `defineEntity`): `{ type: 'integer', columnType:
+ * 'varchar(20)' }` is a string to it, which it validates, loads and serializes as such (`"7"`), and
+ * `{ type: 'boolean', columnType: 'smallint' }` a number (it refuses `true`, serializes `1`). The
+ * API serves such a property as MikroORM holds it: as the column's kind.
+ */
+function followedRuntime(prop: EntityProperty, declared: FieldType): FieldType {
+  const runtime = prop.runtimeType;
+  const expected = RUNTIME_OF[declared];
+  if (expected === undefined || runtime === expected) return declared;
+  const column = columnKindOf(prop);
+  return column !== undefined && RUNTIME_OF[column] === runtime ? column : declared;
 }
 
 /**
