@@ -162,8 +162,19 @@ export function isDiscriminator(meta: EntityMetadata, prop: EntityProperty): boo
  */
 export function isLeftOutBySerializer(prop: EntityProperty): boolean {
   if (prop.getter === true || prop.primary === true) return false;
-  if (prop.accessor === undefined && prop.name.startsWith('_')) return true;
+  // As its serializer: `accessor: false` is no accessor.
+  if (!prop.accessor && prop.name.startsWith('_')) return true;
   return isNeverLoaded(prop);
+}
+
+/**
+ * A backing field MikroORM maps under the name of its accessor (`_email` with `accessor: 'email'`,
+ * or the getter decorated with the field's name): column and JSON key are the accessor's, `em.find`
+ * and `em.assign` take the field's name, `em.create` mostly the accessor's. Not `accessor: true`,
+ * which maps the get/set pair itself under its own name.
+ */
+export function isBehindAccessor(prop: EntityProperty): boolean {
+  return typeof prop.accessor === 'string' && prop.accessor !== prop.name;
 }
 
 /**

@@ -22,7 +22,7 @@ import {
 import { ApiError } from '../../lib/errors.js';
 import type { ListQuery, ListResult, RawRecord } from '../../lib/types.js';
 import { checkArrayValues } from './array-items.js';
-import { type AnyMikroORM, isInverseOneToOne, isNeverLoaded } from './describe.js';
+import { type AnyMikroORM, isBehindAccessor, isInverseOneToOne, isNeverLoaded } from './describe.js';
 import { type AdapterFailures, isMalformedKey } from './failures.js';
 import { hasBuiltInType } from './field-types.js';
 import type { FieldPlan, ModelPlan } from './plan.js';
@@ -373,7 +373,11 @@ export class PlainPath {
  * The values `em.create` takes, and those set after it by `em.assign`: MikroORM 7's `em.create`
  * wraps the key of a `ref: true` + `mapToPk: true` relation in a `ScalarReference`, which the flush
  * then writes as no key at all, and drops a `hydrate: false` column's value (it hydrates only what
- * it loads); `em.assign` sets both as application code would.
+ * it loads); `em.assign` sets both as application code would. It also sets a property behind an
+ * accessor (`_email` with `accessor: 'email'`): `em.create` reads such a value under the accessor's
+ * name and drops it under the property's (`_email`), except an `object: true` embeddable's, which
+ * it reads only under the property's; `em.assign` takes the property's name for every kind and sets
+ * the backing field, as `em.create`'s hydrator does.
  */
 function splitCreateValues(plan: ModelPlan, values: Row): { created: Row; later: Row | undefined } {
   let later: Row | undefined;
@@ -381,7 +385,7 @@ function splitCreateValues(plan: ModelPlan, values: Row): { created: Row; later:
   for (const [name, value] of Object.entries(values)) {
     const prop = plan.meta.properties[name as never] as EntityProperty | undefined;
     const keyOnly = prop?.ref === true && prop.mapToPk === true && value !== undefined && value !== null;
-    if (keyOnly || (prop !== undefined && isNeverLoaded(prop))) {
+    if (keyOnly || (prop !== undefined && (isNeverLoaded(prop) || isBehindAccessor(prop)))) {
       later ??= {};
       later[name] = value;
     } else created[name] = value;
