@@ -12,6 +12,7 @@ import {
   type EntityMetadata,
   type EntitySchema,
   type EventSubscriber,
+  ReferenceKind,
   wrap,
 } from '@mikro-orm/core';
 import { MikroOrmAdapter, type MikroOrmConnectOptions } from '../../../../adapters/mikro-orm/index.js';
@@ -155,7 +156,13 @@ export class FidelityEnv {
     const meta = this.meta(model);
     for (const prop of meta.props) {
       const name = prop.serializedName ?? prop.name;
-      const transient = prop.persist === false && prop.embedded === undefined && prop.hidden !== true;
+      // A scalar only: MikroORM's own `persist: false` collections (the inverse side it adds to a
+      // unidirectional many-to-many) are no part of a record.
+      const transient =
+        prop.persist === false &&
+        prop.kind === ReferenceKind.SCALAR &&
+        prop.embedded === undefined &&
+        prop.hidden !== true;
       if (transient && json[name] === undefined) json[name] = null;
     }
     if (!this.target.startsWith('sqlite')) return json;
