@@ -16,6 +16,7 @@ import {
   type FidelityEnv,
   idsOf,
   type Json,
+  storedColumns,
 } from './harness.js';
 
 const CATALOGUE: Catalogue = {
@@ -26,30 +27,6 @@ const CATALOGUE: Catalogue = {
     [Venue, '/venues'],
   ]),
 };
-
-/** A column name quoted for the target's SQL. */
-function quoted(env: FidelityEnv, name: string): string {
-  return env.target === 'mariadb' ? `\`${name}\`` : `"${name}"`;
-}
-
-/** Columns of one row as the database holds them. */
-async function storedColumns(
-  env: FidelityEnv,
-  table: string,
-  id: unknown,
-  columns: readonly string[],
-): Promise<Json> {
-  const rows = (await env
-    .em()
-    .getConnection()
-    .execute(
-      `select ${columns.map((column) => quoted(env, column)).join(', ')} from ${table} where id = ?`,
-      [id],
-      'all',
-    )) as Json[];
-  assert.equal(rows.length, 1, `${table} ${String(id)} is missing`);
-  return { ...rows[0] };
-}
 
 /** POST that must answer 201; the new record. */
 async function created(env: FidelityEnv, path: string, body: Json): Promise<Json> {

@@ -323,3 +323,27 @@ export function idsOf(items: unknown): unknown[] {
   assert.ok(Array.isArray(items), `expected a JSON array, got ${JSON.stringify(items)}`);
   return items.map((item) => (item as Json).id);
 }
+
+/** A column name quoted for the target's SQL. */
+function quoted(env: FidelityEnv, name: string): string {
+  return env.target === 'mariadb' ? `\`${name}\`` : `"${name}"`;
+}
+
+/** Columns of one row as the database holds them. */
+export async function storedColumns(
+  env: FidelityEnv,
+  table: string,
+  id: unknown,
+  columns: readonly string[],
+): Promise<Json> {
+  const rows = (await env
+    .em()
+    .getConnection()
+    .execute(
+      `select ${columns.map((column) => quoted(env, column)).join(', ')} from ${table} where id = ?`,
+      [id],
+      'all',
+    )) as Json[];
+  assert.equal(rows.length, 1, `${table} ${String(id)} is missing`);
+  return { ...rows[0] };
+}

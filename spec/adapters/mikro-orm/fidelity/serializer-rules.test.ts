@@ -11,7 +11,14 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { ModelClass } from '../../../../lib/types.js';
 import { Jotting, Label, Signer } from '../../../fixtures/mikro-orm/serializer-rules.js';
-import { assertSameJson, type Catalogue, describeFidelity, type FidelityEnv, type Json } from './harness.js';
+import {
+  assertSameJson,
+  type Catalogue,
+  describeFidelity,
+  type FidelityEnv,
+  type Json,
+  storedColumns,
+} from './harness.js';
 
 const CATALOGUE: Catalogue = {
   entities: [Jotting, Label, Signer],
@@ -21,30 +28,6 @@ const CATALOGUE: Catalogue = {
     [Label, '/labels'],
   ]),
 };
-
-/** A column name quoted for the target's SQL. */
-function quoted(env: FidelityEnv, name: string): string {
-  return env.target === 'mariadb' ? `\`${name}\`` : `"${name}"`;
-}
-
-/** Columns of one row as the database holds them. */
-async function storedColumns(
-  env: FidelityEnv,
-  table: string,
-  id: unknown,
-  columns: readonly string[],
-): Promise<Json> {
-  const rows = (await env
-    .em()
-    .getConnection()
-    .execute(
-      `select ${columns.map((column) => quoted(env, column)).join(', ')} from ${table} where id = ?`,
-      [id],
-      'all',
-    )) as Json[];
-  assert.equal(rows.length, 1, `${table} ${String(id)} is missing`);
-  return { ...rows[0] };
-}
 
 /** A jotting whose hidden columns server code set, as the auth plugin sets a password hash. */
 async function jotting(env: FidelityEnv, name: string): Promise<unknown> {
