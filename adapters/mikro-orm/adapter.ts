@@ -60,7 +60,7 @@ import {
   type ModelPlan,
   ROOT_ALIAS,
 } from './plan.js';
-import { listWhereOf, orderByOf, whereOf } from './query.js';
+import { carriesValues, listWhereOf, orderByOf, whereOf } from './query.js';
 import { type RuntimeFilters, runtimeFiltersOf } from './runtime-filters.js';
 import { updateSchemaSafely } from './schema.js';
 import { markWritten, readFromPrimary } from './session-state.js';
@@ -250,7 +250,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       const [rows, total] = await Promise.all([rowsQuery, totalQuery]);
       return { rows: rows.map((row) => decodeRow(plan, row)), ...(total === undefined ? {} : { total }) };
     } catch (error) {
-      throw await this.#failures.read(error, plan);
+      throw await this.#failures.read(error, plan, carriesValues(query));
     }
   }
 

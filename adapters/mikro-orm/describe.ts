@@ -28,7 +28,7 @@ import { checkColumnAgreement } from './column-agreement.js';
 import { declaredTableName, omittedWhenDeclared } from './conventions.js';
 import { decimalDigitsOf } from './decimal-digits.js';
 import { dialectOf } from './dialect.js';
-import { fieldTypeOf, integerRangeOf, stringLengthOf } from './field-types.js';
+import { fieldTypeOf, integerRangeOf, SAFE_INTEGERS, stringLengthOf } from './field-types.js';
 import { isSinglePrecision } from './float-precision.js';
 import { keyComparisonOf } from './key-comparison.js';
 import { takesPatterns } from './pattern-columns.js';
@@ -421,9 +421,17 @@ function fieldFacts(
     prop.defaultRaw !== undefined ||
     prop.version === true;
   const getter = prop.persist === false && prop.formula === undefined && !isDiscriminator(meta, prop);
-  // The column's own range (unsigned, small integers); a computed value has no column.
+  // The column's own range (unsigned, small integers). A formula or a getter has no column: its
+  // value is whatever the expression gives (on SQLite and MariaDB `qty * 10` leaves int32), so
+  // neither its schema nor its filters claim a column's range, only what JSON numbers hold exactly.
   const range =
-    type === 'integer' && !computed && columns !== undefined ? integerRangeOf(prop, columns) : undefined;
+    type !== 'integer'
+      ? undefined
+      : prop.formula !== undefined || getter
+        ? SAFE_INTEGERS
+        : !computed && columns !== undefined
+          ? integerRangeOf(prop, columns)
+          : undefined;
   // The digits a decimal column holds, where the database refuses more.
   const digits =
     type === 'decimal' && !computed && !isRelation && columns !== undefined

@@ -9,6 +9,11 @@ import type { EntityMetadata } from '@mikro-orm/core';
 export interface ErrorContext {
   readonly meta: EntityMetadata;
   readonly operation: 'read' | 'write' | 'delete';
+  /**
+   * A read whose statement carried values of the client's (filter values, a keyset cursor): a
+   * value its column cannot hold is then the client's mistake, else a failure of the server's.
+   */
+  readonly queried?: boolean;
   /** The write's data by property name, to narrow down which field broke a constraint. */
   readonly values?: Readonly<Record<string, unknown>>;
   /**

@@ -116,6 +116,23 @@ export function isDataError(error: DriverException): boolean {
   return typeof error.errno === 'number' && MYSQL_DATA_ERRNOS.has(error.errno);
 }
 
+/** Whether a PostgreSQL error message quotes the text it could not read (`… for type uuid: "x"`). */
+export function quotesInput(message: unknown): boolean {
+  return typeof message === 'string' && /"[^"]*"/.test(message);
+}
+
+/**
+ * Whether a data error of a read is about a value the statement was given, not one it computed:
+ * PostgreSQL quotes the parameter it could not convert, where a formula's overflow ("integer out
+ * of range") quotes nothing; MySQL/MariaDB raise their data errors on a read only for a compared
+ * value (a character the column's set cannot hold).
+ */
+function refusedParameter(error: DriverException): boolean {
+  const code = typeof error.code === 'string' ? error.code : '';
+  if (code.length === 5 && code.startsWith('22')) return quotesInput(error.message);
+  return true;
+}
+
 /** The table a "no such table" error names, in each dialect's wording. */
 function reportedTable(error: DriverException): string | undefined {
   const message = String(error.sqlMessage ?? error.message ?? '');
@@ -213,7 +230,13 @@ export function toApiError(error: unknown, context: ErrorContext): unknown {
   }
   if (error instanceof CheckConstraintViolationException) return checkViolation(error, context);
   if (isDataError(error)) {
-    if (context.operation === 'read') return ApiError.invalidQuery('A filter value does not fit its column.');
+    if (context.operation === 'read') {
+      // A value the client sent (a filter, a cursor) that its column cannot hold is the client's
+      // mistake; any other is the server's: a formula that overflows on a stored row, say.
+      return context.queried === true && refusedParameter(error)
+        ? ApiError.invalidQuery('A filter value does not fit its column.')
+        : ApiError.internal(error);
+    }
     return ApiError.validation(...doesNotFit(error, context));
   }
   return ApiError.internal(error);

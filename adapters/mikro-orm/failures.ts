@@ -17,13 +17,21 @@ import { danglingReferences } from './dangling-references.js';
 import { databaseGone } from './database-gone.js';
 import type { AnyMikroORM } from './describe.js';
 import type { ConstraintKind, ErrorContext } from './error-context.js';
-import { isConnectionError, toApiError } from './errors.js';
+import { isConnectionError, quotesInput, toApiError } from './errors.js';
 import type { ModelPlan } from './plan.js';
 
-/** Whether a key (or a filter value) the column cannot hold made the statement fail (a malformed UUID on PostgreSQL). */
+// PostgreSQL's input conversions of a parameter that fail: bad syntax, out of range, a bad date or time.
+const INPUT_CODES = new Set(['22P02', '22003', '22007', '22008']);
+
+/**
+ * Whether PostgreSQL could not convert a parameter of the statement to its column's type (a key or
+ * filter value the column cannot hold, such as a malformed UUID): its message quotes the input.
+ * The same codes without a quoted input ("integer out of range") come from computing a value of a
+ * stored row, a formula's arithmetic: no key or filter value is at fault there.
+ */
 export function isMalformedKey(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === '22P02' || code === '22003' || code === '22007' || code === '22008';
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return typeof code === 'string' && INPUT_CODES.has(code) && quotesInput(message);
 }
 
 /** Maps failures of one adapter's MikroORM instance to `ApiError`s. */
@@ -34,9 +42,12 @@ export class AdapterFailures {
     this.#orm = orm;
   }
 
-  /** The error of a failed read. */
-  async read(error: unknown, plan: ModelPlan): Promise<unknown> {
-    return this.#map(error, this.#context(plan, 'read'));
+  /**
+   * The error of a failed read; `queried`: the statement carried values of the client's (filters,
+   * a cursor), which a refused value may then be (a 400), where otherwise it is the server's (a 500).
+   */
+  async read(error: unknown, plan: ModelPlan, queried = false): Promise<unknown> {
+    return this.#map(error, { ...this.#context(plan, 'read'), ...(queried ? { queried } : {}) });
   }
 
   /** The error of a failed delete. */

@@ -243,7 +243,11 @@ export type IntegerRange = Required<Pick<FieldDescription, 'minimum' | 'maximum'
 
 const INT16: IntegerRange = { minimum: -32768, maximum: 32767 };
 const INT32: IntegerRange = { minimum: INT32_MIN, maximum: INT32_MAX };
-const SAFE_INTEGERS: IntegerRange = { minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
+/** The whole numbers JavaScript holds exactly: the range of an integer no column bounds. */
+export const SAFE_INTEGERS: IntegerRange = {
+  minimum: Number.MIN_SAFE_INTEGER,
+  maximum: Number.MAX_SAFE_INTEGER,
+};
 
 /** PostgreSQL's integer columns (MikroORM makes `tinyint` a smallint there). */
 const POSTGRESQL_RANGES: Readonly<Record<string, IntegerRange>> = {

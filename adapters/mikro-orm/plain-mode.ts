@@ -16,6 +16,7 @@ import {
   Reference,
   ReferenceKind,
   ScalarReference,
+  TransactionEventBroadcaster,
   type Type,
   wrap,
 } from '@mikro-orm/core';
@@ -26,7 +27,7 @@ import { type AnyMikroORM, isBehindAccessor, isInverseOneToOne, isNeverLoaded } 
 import { type AdapterFailures, isMalformedKey } from './failures.js';
 import { hasBuiltInType } from './field-types.js';
 import type { FieldPlan, ModelPlan } from './plan.js';
-import { listWhereOf, orderByOf } from './query.js';
+import { carriesValues, listWhereOf, orderByOf } from './query.js';
 import { listenerReason } from './read-back.js';
 import { markWritten, readConnectionType } from './session-state.js';
 
@@ -75,8 +76,7 @@ export class PlainPath {
       );
       return count === undefined ? { rows: records } : { rows: records, total: count };
     } catch (error) {
-      if (isMalformedKey(error)) throw ApiError.invalidQuery('A filter value does not fit its column.');
-      throw await this.#failures.read(error, plan);
+      throw await this.#failures.read(error, plan, carriesValues(query));
     }
   }
 
@@ -98,13 +98,16 @@ export class PlainPath {
   /**
    * Inserts through the unit of work; the stored record: the entity after flush, as a MikroORM
    * application answers, or read back from the primary where that entity may not hold what the
-   * row does (read-back.ts).
+   * row does (read-back.ts), in the insert's transaction (`#answered`).
    */
   async create(session: EntityManager, plan: ModelPlan, values: Row): Promise<RawRecord> {
-    const entity = await this.#insert(session, plan, values);
-    if ((plan.readBack ?? listenerReason(session, plan.meta, 'create')) !== undefined)
+    if ((plan.readBack ?? listenerReason(session, plan.meta, 'create')) === undefined)
+      return this.#flushed(session, plan, await this.#insert(session, plan, values));
+    this.#checkValues(plan, values);
+    return this.#answered(session, plan, values, async () => {
+      const entity = await this.#persistNew(session, plan, values);
       return this.#readBack(session, plan, wrap(entity, true).getPrimaryKey());
-    return this.#flushed(session, plan, entity);
+    }) as Promise<RawRecord>;
   }
 
   /**
@@ -117,11 +120,53 @@ export class PlainPath {
     key: Row,
     values: Row,
   ): Promise<RawRecord | undefined> {
-    const entity = await this.#change(session, plan, key, values);
-    if (entity === undefined) return undefined;
-    if ((plan.readBack ?? listenerReason(session, plan.meta, 'update')) !== undefined)
-      return this.#readBack(session, plan, wrap(entity, true).getPrimaryKey());
-    return this.#flushed(session, plan, entity);
+    if ((plan.readBack ?? listenerReason(session, plan.meta, 'update')) === undefined) {
+      const entity = await this.#change(session, plan, key, values);
+      return entity === undefined ? undefined : this.#flushed(session, plan, entity);
+    }
+    return this.#answered(session, plan, values, async () => {
+      const entity = await this.#change(session, plan, key, values);
+      return entity === undefined
+        ? undefined
+        : this.#readBack(session, plan, wrap(entity, true).getPrimaryKey());
+    });
+  }
+
+  /**
+   * A write and the read of its answer in one transaction (the session's own, when it is in one
+   * already): a row whose answer cannot be read — a formula that overflows on it — is not left
+   * behind, nor changed, by a request answered with an error. The read adds no statement: the
+   * flush would open and commit a transaction of its own (it runs in this one). A failure is mapped after the rollback,
+   * so that the mapping may ask the database (which reference dangles) outside an aborted one.
+   */
+  async #answered(
+    session: EntityManager,
+    plan: ModelPlan,
+    values: Row,
+    work: () => Promise<RawRecord | undefined>,
+  ): Promise<RawRecord | undefined> {
+    let begun = false;
+    try {
+      if (!session.isInTransaction()) {
+        await session.begin();
+        begun = true;
+      }
+      const record = await work();
+      if (begun) {
+        // What `em.commit()` does but its flush first, which would write the changes an after-create
+        // or after-update hook made to the entity: a MikroORM application's flush leaves them unwritten.
+        const transaction = session.getTransactionContext();
+        if (transaction !== undefined)
+          await session.getConnection('write').commit(transaction, new TransactionEventBroadcaster(session));
+        session.resetTransactionContext();
+      }
+      return record;
+    } catch (error) {
+      // As MikroORM's own transactional(): a failed rollback (a dead connection) must not hide why.
+      if (begun) await session.rollback().catch(() => undefined);
+      session.clear();
+      throw await this.#failures.write(error, plan, values, session);
+    }
   }
 
   /**
@@ -133,19 +178,29 @@ export class PlainPath {
   }
 
   async #insert(session: EntityManager, plan: ModelPlan, values: Row): Promise<object> {
-    this.#checkCustomValues(plan, values);
-    checkArrayValues(plan.fields, plan.dialect, this.#orm.em.getPlatform(), values);
+    this.#checkValues(plan, values);
     try {
-      const { created, later } = splitCreateValues(plan, values);
-      const entity = session.create(plan.entity as AnyEntity, created as AnyEntity) as object;
-      if (later !== undefined) session.assign(entity as AnyEntity, later as AnyEntity);
-      await session.persist(entity).flush();
-      markWritten(session);
-      return entity;
+      return await this.#persistNew(session, plan, values);
     } catch (error) {
       session.clear();
       throw await this.#failures.write(error, plan, values, session);
     }
+  }
+
+  /** `em.create`, `persist` and `flush`; what they throw, unmapped. */
+  async #persistNew(session: EntityManager, plan: ModelPlan, values: Row): Promise<object> {
+    const { created, later } = splitCreateValues(plan, values);
+    const entity = session.create(plan.entity as AnyEntity, created as AnyEntity) as object;
+    if (later !== undefined) session.assign(entity as AnyEntity, later as AnyEntity);
+    await session.persist(entity).flush();
+    markWritten(session);
+    return entity;
+  }
+
+  /** The checks of written values MikroORM makes only at flush, where a failure would be a 500. */
+  #checkValues(plan: ModelPlan, values: Row): void {
+    this.#checkCustomValues(plan, values);
+    checkArrayValues(plan.fields, plan.dialect, this.#orm.em.getPlatform(), values);
   }
 
   /**
@@ -161,8 +216,7 @@ export class PlainPath {
   }
 
   async #change(session: EntityManager, plan: ModelPlan, key: Row, values: Row): Promise<object | undefined> {
-    this.#checkCustomValues(plan, values);
-    checkArrayValues(plan.fields, plan.dialect, this.#orm.em.getPlatform(), values);
+    this.#checkValues(plan, values);
     const populate = [...plan.collections.values()]
       .map((collection) => collection.prop.name)
       .filter((name) => values[name] !== undefined);
@@ -311,7 +365,11 @@ export class PlainPath {
     const sql = `select ${keyColumn} as k, ${columns.join(', ')} from ${quote(plan.meta.tableName)} where ${keyColumn} in (${ids.map(() => '?').join(', ')})`;
     let rows: Row[];
     try {
-      rows = (await session.getConnection('write').execute(sql, ids as unknown[], 'all')) as Row[];
+      // In the session's transaction, if any: a write's answer is read in it (`#answered`), and
+      // SQLite's one connection would wait for that transaction to end.
+      rows = (await session
+        .getConnection('write')
+        .execute(sql, ids as unknown[], 'all', session.getTransactionContext())) as Row[];
     } catch (error) {
       throw await this.#failures.read(error, plan);
     }

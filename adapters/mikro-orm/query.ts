@@ -300,6 +300,17 @@ function storedValue(plan: ModelPlan, field: FieldPlan, key: unknown, cursor: un
   ]);
 }
 
+/**
+ * Whether a list's statement carries values the client sent: a filter's value or pattern, a
+ * keyset position. Only then may a value the database cannot read be the client's.
+ */
+export function carriesValues(query: ListQuery): boolean {
+  return (
+    query.after !== undefined ||
+    query.filters.some((condition) => condition.op !== '$exists' && condition.value !== null)
+  );
+}
+
 /** The `where` of a list: its filters and, when paging by keyset, the position after the cursor. */
 export function listWhereOf(plan: ModelPlan, query: ListQuery): Condition {
   const where = whereOf(plan, query.filters);

@@ -88,17 +88,18 @@ for (const target of databaseTargets()) {
       assert.deepEqual(await adapter.get(adapter.openSession(), Book, book.id as number), updated);
     });
 
-    it('a model whose entity after flush may differ from its row (a decimal) reads it back with one select', async () => {
+    it('a model whose entity after flush may differ from its row (a decimal) reads it back with one select, in the write transaction', async () => {
       const [priced, created] = await counted(() =>
         adapter.create(adapter.openSession(), Priced, { price: '3.4' }),
       );
-      assert.deepEqual(created, ['begin', 'insert', 'commit', 'select']);
+      // In the insert's transaction: an answer that cannot be read leaves no row behind.
+      assert.deepEqual(created, ['begin', 'insert', 'select', 'commit']);
       // As the database stores it: PostgreSQL and MariaDB at the column's scale, SQLite as a number.
       assert.equal(priced.price, target.startsWith('sqlite') ? '3.4' : '3.40');
       const [, changed] = await counted(() =>
         adapter.update(adapter.openSession(), Priced, priced.id as number, { price: '0.5' }),
       );
-      assert.deepEqual(changed, ['select', 'begin', 'update', 'commit', 'select']);
+      assert.deepEqual(changed, ['begin', 'select', 'update', 'select', 'commit']);
     });
   });
 }

@@ -16,7 +16,7 @@ import {
   wrap,
 } from '@mikro-orm/core';
 import { MikroOrmAdapter, type MikroOrmConnectOptions } from '../../../../adapters/mikro-orm/index.js';
-import { Application, CrudRouter } from '../../../../lib/index.js';
+import { Application, CrudRouter, type Logger } from '../../../../lib/index.js';
 import type { ModelClass } from '../../../../lib/types.js';
 import {
   Bulletin,
@@ -71,6 +71,8 @@ export interface Catalogue {
   readonly subscribers?: () => EventSubscriber[];
   /** Other MikroORM options of the application's ORM (`forceUndefined`, `assign`, `serialization`…). */
   readonly options?: Omit<MikroOrmConnectOptions, 'url' | 'entities'>;
+  /** The applications' logger (the console's by default): a test that asserts what is logged. */
+  readonly logger?: Logger;
 }
 
 /** The fidelity catalogue (spec/fixtures/mikro-orm/fidelity.ts) on its routes. */
@@ -234,7 +236,11 @@ async function startEnv(
     schema: create ? 'create' : 'none',
     mode,
   });
-  const app = new Application({ title: `fidelity ${target} ${mode}`, adapter });
+  const app = new Application({
+    title: `fidelity ${target} ${mode}`,
+    adapter,
+    ...(catalogue.logger === undefined ? {} : { logger: catalogue.logger }),
+  });
   for (const [model, route] of catalogue.routes) {
     const prefix = route.split('/').slice(0, -1).join('/');
     new CrudRouter(prefix === '' ? { model } : { model, prefix }).register_routes(app);
