@@ -56,7 +56,7 @@ import {
   encodeCollections,
   encodeData,
   type FieldPlan,
-  keyBeyondReach,
+  keyOfNoRow,
   type ModelPlan,
   ROOT_ALIAS,
 } from './plan.js';
@@ -260,7 +260,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     try {
       const plan = this.#plan(model);
       const key = plan.primary.encode(id);
-      if (keyBeyondReach(plan.primary, key)) return Promise.resolve(undefined);
+      if (keyOfNoRow(plan.primary, key)) return Promise.resolve(undefined);
       if (this.#isPlain(plan, session)) return this.#plain.findOne(session, plan, plan.primary, key);
       return this.#lookup(session, plan, plan.primary, key);
     } catch (error) {
@@ -278,7 +278,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     const target = plan.byName.get(field);
     if (target === undefined) throw new ConfigurationError(`${plan.description.name} has no field ${field}.`);
     const encoded = value === null || value === undefined ? null : target.encode(value);
-    if (keyBeyondReach(target, encoded)) return undefined;
+    if (keyOfNoRow(target, encoded)) return undefined;
     if (this.#isPlain(plan, session)) return this.#plain.findOne(session, plan, target, encoded);
     if (encoded === null) return this.#first(session, plan, { [target.prop.name]: null });
     return this.#lookup(session, plan, target, encoded);
@@ -354,7 +354,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   ): Promise<RawRecord | undefined> {
     const plan = this.#plan(model);
     const encoded = plan.primary.encode(id);
-    if (keyBeyondReach(plan.primary, encoded)) return undefined;
+    if (keyOfNoRow(plan.primary, encoded)) return undefined;
     const key = { [plan.primary.prop.name]: encoded };
     // A row keeps its key: the contract never lets a route change a primary key.
     const { [plan.primary.field.name]: _key, ...changes } = data;
@@ -383,7 +383,7 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
   async delete(session: EntityManager, model: ModelClass, id: RecordId): Promise<boolean> {
     const plan = this.#plan(model);
     const encoded = plan.primary.encode(id);
-    if (keyBeyondReach(plan.primary, encoded)) return false;
+    if (keyOfNoRow(plan.primary, encoded)) return false;
     const key = { [plan.primary.prop.name]: encoded };
     if (this.#isPlain(plan, session)) return this.#plain.delete(session, plan, key);
     if (this.#directFor(plan, session, 'delete') !== undefined) {

@@ -19,6 +19,7 @@ import {
 } from './describe.js';
 import { type Dialect, dialectOf } from './dialect.js';
 import { fastPathObstacle } from './fast-path.js';
+import { hasBuiltInType } from './field-types.js';
 import { readBackReason } from './read-back.js';
 import { runtimeFiltersOf } from './runtime-filters.js';
 import { subclassReferences } from './subclass-references.js';
@@ -36,6 +37,13 @@ export interface FieldPlan {
   readonly encode: Encoder;
   /** The value keyset comparisons use: `encode`, except where the column orders otherwise. */
   readonly encodeKeyset: Encoder;
+  /**
+   * For a value of a user's custom type (a property's own, or a referenced key's): whether the
+   * type converts this value for a query with this operator, as MikroORM converts it when it
+   * builds the SQL, where a refusal is thrown from deep inside the query (a 500). Absent for
+   * MikroORM's own types.
+   */
+  readonly queryable?: (value: unknown, op: string | undefined) => boolean;
   /** Whether the column is a 64-bit integer (its own, or a referenced key's), whatever JS form MikroORM gives it. */
   readonly bigint: boolean;
   /** The years a date or datetime column of this database holds, when it holds fewer than JavaScript. */
@@ -156,6 +164,7 @@ function fieldPlanOf(
     field,
     prop,
     ...(nested === undefined ? {} : { nested }),
+    ...queryCheckOf(valueProp, platform),
     select: selectOf(field, prop, dialect),
     decode: decoderFor(field.type, valueProp, platform),
     encode,
@@ -169,6 +178,36 @@ function fieldPlanOf(
       : {}),
     ...(dialect === 'sqlite' && !inJson && field.type === 'decimal' ? { doubleDecimal: true } : {}),
   };
+}
+
+/** `queryable` of a property of a user's custom type; nothing for MikroORM's own types. */
+function queryCheckOf(prop: EntityProperty, platform: Platform): Pick<FieldPlan, 'queryable'> {
+  const custom = prop.customType;
+  if (custom === undefined || hasBuiltInType(prop)) return {};
+  return {
+    queryable: (value, op) => {
+      try {
+        // The arguments of MikroORM's own call (QueryHelper.processCustomType).
+        custom.convertToDatabaseValue(value, platform, {
+          fromQuery: true,
+          ...(op === undefined ? {} : { key: op }),
+          mode: 'query',
+        });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+/**
+ * Whether no row can have this key: one beyond reach (`keyBeyondReach`), or one its custom type
+ * refuses to convert (MikroORM would throw building the query). A lookup by it finds nothing.
+ */
+export function keyOfNoRow(field: FieldPlan, value: unknown): boolean {
+  if (keyBeyondReach(field, value)) return true;
+  return value !== null && value !== undefined && field.queryable?.(value, undefined) === false;
 }
 
 /**

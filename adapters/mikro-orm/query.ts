@@ -1,5 +1,6 @@
 /** Translates the core's list query into MikroORM filter and order objects. */
 import { ALIAS_REPLACEMENT, type EntityProperty, raw } from '@mikro-orm/core';
+import { ApiError } from '../../lib/errors.js';
 import { parseLikePattern, toSqlLike } from '../../lib/query/like-pattern.js';
 import type { FilterCondition, ListQuery, ModelClass } from '../../lib/types.js';
 import { exactDatetimeKeyset, quoteName } from './dialect.js';
@@ -138,8 +139,19 @@ function likeCondition(
 }
 
 function valueCondition(field: FieldPlan, condition: FilterCondition): unknown {
-  const encode = (value: unknown) => field.encode(value);
   const { op, value } = condition;
+  // MikroORM's own key for the value: none for equality, which it receives bare.
+  const key = op === '$eq' ? undefined : op;
+  const encode = (item: unknown) => {
+    const encoded = field.encode(item);
+    if (field.queryable?.(encoded, key) === false) {
+      // A user's custom type refuses it, as it refuses the value in a body (a 422 there).
+      throw ApiError.invalidQuery(
+        `filter[${condition.field}]: "${String(item).slice(0, 100)}" is not a value of this field (its type refuses it).`,
+      );
+    }
+    return encoded;
+  };
   switch (op) {
     case '$eq':
       // `{ field: null }` is MikroORM's IS NULL.
@@ -225,6 +237,13 @@ function setPath(target: Record<string, unknown>, names: readonly string[], valu
   node[names[names.length - 1] as string] = value;
 }
 
+/** The core's answer to a cursor that is no position of this list (lib/query/cursor.ts). */
+function badCursor(): ApiError {
+  return ApiError.invalidQuery(
+    'after: the cursor is not valid; use the `after` of a `Link: rel="next"` header.',
+  );
+}
+
 /**
  * The keyset condition "after these sort values": for keys a, b, c with directions, the rows where
  * a ≻ x, or a = x and b ≻ y, or a = x and b = y and c ≻ z (≻ is > ascending, < descending). It
@@ -239,6 +258,8 @@ export function keysetOf(plan: ModelPlan, sort: ListQuery['sort'], after: readon
     const field = plan.byName.get(key.field);
     if (field === undefined) throw new Error(`Unknown sort field ${key.field}`);
     const value = field.encodeKeyset(after[index]);
+    // A forged cursor may hold a value the field's custom type refuses (MikroORM would throw).
+    if (field.queryable?.(value, key.direction === 'asc' ? '$gt' : '$lt') === false) throw badCursor();
     return {
       name: field.prop.name,
       asc: key.direction === 'asc',
