@@ -148,6 +148,11 @@ export interface FieldDescription {
    * digits. Write bodies are checked against them, and the OpenAPI document states them.
    */
   readonly digits?: DecimalDigits;
+   * The filters the database answers correctly for this field, when not every filter of its kind:
+   * the others are a 400 giving the reason, and the OpenAPI document offers only these. Absent:
+   * every operator of its kind (MariaDB/MySQL read a value inside a JSON column otherwise).
+   */
+  readonly filterLimit?: FilterLimit;
   /** The accepted values of an `enum` field, or of the items of an `array` field of an enum. */
   readonly enumValues?: readonly (string | number)[];
   /**
@@ -243,6 +248,19 @@ export type FilterOperator =
   | '$like'
   | '$ilike'
   | '$exists';
+
+/** The filters a database answers correctly for one field (`FieldDescription.filterLimit`). */
+export interface FilterLimit {
+  /** The operators it answers correctly; any other is refused. */
+  readonly operators: readonly FilterOperator[];
+  /**
+   * Operands it would also match where the field is null (a null it reads as 0, `false` or the
+   * text `null`): refused whatever the operator.
+   */
+  readonly values?: readonly (string | number | boolean)[];
+  /** Why, in a sentence: the 400's detail after the parameter's name, and the OpenAPI description. */
+  readonly reason: string;
+}
 
 /** One condition of a list query; `value` is already coerced to the field's type. */
 export interface FilterCondition {

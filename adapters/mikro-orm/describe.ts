@@ -30,6 +30,7 @@ import { decimalDigitsOf } from './decimal-digits.js';
 import { dialectOf } from './dialect.js';
 import { fieldTypeOf, integerRangeOf, SAFE_INTEGERS, stringLengthOf } from './field-types.js';
 import { isSinglePrecision } from './float-precision.js';
+import { jsonFilterLimit } from './json-filters.js';
 import { keyComparisonOf } from './key-comparison.js';
 import { takesPatterns } from './pattern-columns.js';
 
@@ -380,6 +381,7 @@ function fieldFacts(
   prop: EntityProperty,
   initial: Record<string, unknown>,
   varcharLength: number,
+  platform: Platform,
   columns?: Platform,
 ): FieldFacts {
   checkJsonName(meta, prop);
@@ -399,7 +401,7 @@ function fieldFacts(
     ({ type, relation } = relationFacts(meta, prop, columns));
   } else if (prop.kind === ReferenceKind.EMBEDDED) {
     type = 'object';
-    nested = embeddedFields(meta, prop, varcharLength, prop.object === true ? undefined : columns);
+    nested = embeddedFields(meta, prop, varcharLength, platform, prop.object === true ? undefined : columns);
   } else if (isArrayProperty(prop)) {
     type = 'array';
     itemType = itemTypeOf(prop);
@@ -492,6 +494,7 @@ function embeddedFields(
   meta: EntityMetadata,
   prop: EntityProperty,
   varcharLength: number,
+  platform: Platform,
   columns: Platform | undefined,
 ): FieldDescription[] {
   const target = prop.targetMeta;
@@ -501,13 +504,26 @@ function embeddedFields(
     );
   }
   const initial = initialValues(target);
-  return Object.keys(prop.embeddedProps ?? {})
-    .map((name) => target.properties[name as keyof typeof target.properties] as EntityProperty)
-    .filter((child) => child !== undefined)
-    .map((child) => {
-      const facts = fieldFacts(target, child, initial, varcharLength, columns);
+  const dialect = dialectOf(platform);
+  return Object.entries(prop.embeddedProps ?? {})
+    .map(([name, flat]) => ({
+      child: target.properties[name as keyof typeof target.properties] as EntityProperty,
+      // The entity's own view of the value: inside JSON, the path MikroORM queries (`fieldNameRaw`).
+      flat: flat as EntityProperty,
+    }))
+    .filter(({ child }) => child !== undefined)
+    .map(({ child, flat }) => {
+      const facts = fieldFacts(target, child, initial, varcharLength, platform, columns);
       const writable = facts.writable ?? true;
-      return { ...facts, primary: false, writable } as FieldDescription;
+      // Inside JSON, MikroORM compares `json_extract(…)`, which some databases read otherwise.
+      const limit =
+        columns === undefined && facts.type !== 'object' ? jsonFilterLimit(facts, flat, dialect) : undefined;
+      return {
+        ...facts,
+        primary: false,
+        writable,
+        ...(limit === undefined ? {} : { filterLimit: limit }),
+      } as FieldDescription;
     });
 }
 
@@ -597,7 +613,14 @@ export function modelFacts(orm: AnyMikroORM, model: ModelClass): ModelFacts {
     table,
     primaryKeys,
     fields: servedPropertiesChecked(meta).map((prop) =>
-      fieldFacts(meta, prop, initial, orm.em.getPlatform().getDefaultVarcharLength(), orm.em.getPlatform()),
+      fieldFacts(
+        meta,
+        prop,
+        initial,
+        orm.em.getPlatform().getDefaultVarcharLength(),
+        orm.em.getPlatform(),
+        orm.em.getPlatform(),
+      ),
     ),
     // MikroORM never writes a `readonly: true` entity (a flush skips it): its routes are reads only.
     ...(servesReadOnlyRows(orm, meta) ? { readOnly: true } : {}),

@@ -52,10 +52,11 @@ function expressionOf(plan: ModelPlan, chain: readonly FieldPlan[]): ((alias: st
   if (prop === undefined) return undefined;
   const json = prop.fieldNameRaw;
   if (chain.length > 1 && typeof json === 'string') {
-    // MySQL's json_extract gives a JSON value ("x" with its quotes); LIKE needs the text.
+    // MySQL's json_extract gives a JSON value ("x" with its quotes); LIKE needs the text, and a
+    // JSON null, which json_unquote makes the text 'null', is no text at all (json-filters.ts).
     return (alias) => {
       const sql = json.replaceAll(ALIAS_REPLACEMENT, alias);
-      return plan.dialect === 'mysql' ? `json_unquote(${sql})` : sql;
+      return plan.dialect === 'mysql' ? `if(json_type(${sql}) = 'NULL', null, json_unquote(${sql}))` : sql;
     };
   }
   const column = prop.fieldNames?.[0];

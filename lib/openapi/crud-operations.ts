@@ -20,7 +20,14 @@ import {
 } from '../query/list-query.js';
 import type { JsonSchema } from '../schema/json-schema.js';
 import { createSchema, fieldValueSchema, readSchema, updateSchema } from '../schema/model-schemas.js';
-import type { CrudMethod, FieldDescription, ModelClass, ModelDescription, Policy } from '../types.js';
+import type {
+  CrudMethod,
+  FieldDescription,
+  FilterOperator,
+  ModelClass,
+  ModelDescription,
+  Policy,
+} from '../types.js';
 import {
   AFTER_PARAMETER,
   COUNT_PARAMETER,
@@ -163,7 +170,9 @@ function listParameters(
     fieldsParameter(model, relations),
     ...filterablePaths(model).flatMap((path) => {
       const field = fieldAtPath(model, path);
-      return field === undefined ? [] : [filterParameter(path, field, like)];
+      // A field the database answers no filter on correctly has no parameter to offer.
+      if (field === undefined || field.filterLimit?.operators.length === 0) return [];
+      return [filterParameter(path, field, like)];
     }),
     ...relationFilterPaths(relations).map(({ path, field, relation }) =>
       relationFilterParameter(path, field, relation, like),
@@ -242,12 +251,21 @@ function filterParameter(path: string, field: FieldDescription, like: LikeLimits
     }
   }
   properties.$exists = { type: 'boolean', description: 'Whether the field is set (not null).' };
+  // Operators the database would answer wrongly for this field are refused, so not offered.
+  const limit = field.filterLimit;
+  if (limit !== undefined)
+    for (const op of Object.keys(properties))
+      if (!limit.operators.includes(op as FilterOperator)) delete properties[op];
+  const limited =
+    limit === undefined
+      ? ''
+      : ` Only these operators${limit.values === undefined || limit.values.length === 0 ? '' : `, and no value of ${limit.values.map((value) => JSON.stringify(value)).join(', ')}`}: ${limit.reason}.`;
   return {
     name: `filter[${path}]`,
     in: 'query',
     description:
       `Keeps records whose \`${path}\` passes every operator given: \`filter[${path}][$op]=value\`; ` +
-      `\`filter[${path}]=value\` is short for \`$eq\`. Conditions on several fields must all hold.`,
+      `\`filter[${path}]=value\` is short for \`$eq\`. Conditions on several fields must all hold.${limited}`,
     style: 'deepObject',
     explode: true,
     schema: { type: 'object', properties, additionalProperties: false },

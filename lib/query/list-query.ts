@@ -108,6 +108,16 @@ export const TEXT_TYPES: ReadonlySet<string> = new Set(['string', 'text', 'uuid'
 export function takesPatterns(field: FieldDescription): boolean {
   return TEXT_TYPES.has(field.type) && field.patterns !== false;
 }
+/** The operators a filter on the field takes: those of its kind, less what its `filterLimit` rules out. */
+export function filterOperatorsOf(field: FieldDescription): FilterOperator[] {
+  const ranges: FilterOperator[] = ORDERED_TYPES.has(field.type) ? ['$gt', '$gte', '$lt', '$lte'] : [];
+  const patterns: FilterOperator[] = takesPatterns(field) ? ['$like', '$ilike'] : [];
+  const kind: FilterOperator[] =
+    field.type === 'json' ? ['$exists'] : ['$eq', '$ne', ...ranges, '$in', '$nin', ...patterns, '$exists'];
+  const limit = field.filterLimit;
+  return limit === undefined ? kind : kind.filter((op) => limit.operators.includes(op));
+}
+
 const FILTER_KEY = /^filter\[([^\][]+)\](?:\[([^\][]+)\])?$/;
 
 function nonNegativeInteger(name: string, raw: string, max: number): number {
@@ -327,6 +337,36 @@ function parseFilter(
     );
   }
   const op = rawOp as FilterOperator;
+  const limit = field.filterLimit;
+  if (limit !== undefined && !limit.operators.includes(op)) {
+    const taken = filterOperatorsOf(field);
+    const others = taken.length === 0 ? 'no filter' : taken.join(' ');
+    throw ApiError.invalidQuery(`${parameter}[${op}]: ${limit.reason} (this field takes ${others}).`);
+  }
+  const condition = parseCondition(field, fieldName, op, raw, limits);
+  // A value compared with the field's (not a pattern, not $exists' flag) that a null would equal.
+  const refused = limit?.values ?? [];
+  if (refused.length > 0 && op !== '$exists' && op !== '$like' && op !== '$ilike') {
+    const values = Array.isArray(condition.value) ? condition.value : [condition.value];
+    const value = values.find((item) => refused.includes(item as string | number | boolean));
+    if (value !== undefined) {
+      throw ApiError.invalidQuery(
+        `${parameter}: ${JSON.stringify(value)} would also match the records where it is null; ${limit?.reason}.`,
+      );
+    }
+  }
+  return condition;
+}
+
+/** The condition of one filter parameter, its value coerced to the field's type. */
+function parseCondition(
+  field: FieldDescription,
+  fieldName: string,
+  op: FilterOperator,
+  raw: string,
+  limits: LikeLimits,
+): FilterCondition {
+  const parameter = `filter[${fieldName}]`;
   if (op === '$exists') {
     if (raw !== 'true' && raw !== 'false')
       throw ApiError.invalidQuery(`${parameter}[$exists] must be true or false.`);

@@ -37,6 +37,7 @@ export function describeFields(model: ModelClass, fields: Record<string, FieldIn
       ...(field.singlePrecision === undefined ? {} : { singlePrecision: field.singlePrecision }),
       ...(field.digits === undefined ? {} : { digits: field.digits }),
       ...(field.patterns === undefined ? {} : { patterns: field.patterns }),
+      ...(field.filterLimit === undefined ? {} : { filterLimit: field.filterLimit }),
       ...(field.relation === undefined ? {} : { relation: field.relation }),
       ...(field.property === undefined ? {} : { property: field.property }),
       ...(field.itemType === undefined ? {} : { itemType: field.itemType }),

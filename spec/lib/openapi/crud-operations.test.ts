@@ -4,9 +4,11 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { FormatsPlugin } from 'ajv-formats';
 import addFormatsModule from 'ajv-formats';
+import { buildModelDescription } from '../../../lib/model/describe.js';
+import { FrameworkModel } from '../../../lib/model/framework-model.js';
 import { OpenApiRegistry } from '../../../lib/openapi/registry.js';
 import type { CrudRoutesDoc } from '../../../lib/openapi/types.js';
-import { crudDoc, personDescription, placeDescription } from './fixtures.js';
+import { crudDoc, field, personDescription, placeDescription } from './fixtures.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
   addFormatsModule) as FormatsPlugin;
@@ -132,5 +134,50 @@ describe('OpenAPI of $like and $ilike', () => {
     assert.equal(defaults('bio').includes('$ilike'), false);
     const opted = filterOperators({ maxLength: 200, maxWildcards: 6, textFields: new Set(['bio']) });
     assert.ok(opted('bio').includes('$like') && opted('bio').includes('$ilike'));
+  });
+});
+
+describe('OpenAPI of a field whose filters the database limits (filterLimit)', () => {
+  class Box extends FrameworkModel {}
+  const reason = 'the database reads a null there as the text null';
+  const registry = new OpenApiRegistry({ title: 'Boxes' });
+  registry.addCrud(
+    crudDoc(
+      buildModelDescription({
+        model: Box,
+        name: 'Box',
+        primaryKeys: ['id'],
+        fields: [
+          field('id', 'integer', { generated: true, hasDefault: true, unique: true }),
+          field('specs', 'object', {
+            nullable: true,
+            fields: [
+              field('label', 'string', {
+                nullable: true,
+                filterLimit: { operators: ['$eq', '$like', '$ilike'], values: ['null'], reason },
+              }),
+              field('built', 'datetime', { nullable: true, filterLimit: { operators: [], reason } }),
+              field('cores', 'integer', { required: true }),
+            ],
+          }),
+        ],
+      }),
+    ),
+  );
+  const parameters = at(registry.document(), 'paths', '/boxes', 'get').parameters as Json[];
+  const parameter = (name: string) => parameters.find((p) => p.name === `filter[${name}]`);
+
+  it('offers only the operators taken, and says why', () => {
+    const label = parameter('specs.label') as Json;
+    assert.deepEqual(Object.keys(at(label, 'schema', 'properties')), ['$eq', '$like', '$ilike']);
+    assert.match(
+      String(label.description),
+      /Only these operators, and no value of "null": the database reads a null/,
+    );
+    assert.ok(Object.keys(at(parameter('specs.cores'), 'schema', 'properties')).includes('$gt'));
+  });
+
+  it('has no parameter for a field no filter is taken on', () => {
+    assert.equal(parameter('specs.built'), undefined);
   });
 });

@@ -307,3 +307,55 @@ describe('parseListQuery: embedded objects, arrays, computed, lazy and non-query
     assert.notEqual(first.cursorShape, second.cursorShape);
   });
 });
+
+describe('parseListQuery and a field whose filters the database limits (filterLimit)', () => {
+  class Sensor extends FrameworkModel {}
+  const reason = 'the database reads a null there as 0';
+  const limited = describeFields(Sensor, {
+    level: {
+      type: 'integer',
+      nullable: true,
+      filterLimit: { operators: ['$eq', '$in'], values: [0], reason },
+    },
+    on: {
+      type: 'boolean',
+      nullable: true,
+      filterLimit: { operators: ['$eq', '$exists'], values: [false], reason },
+    },
+    stamp: { type: 'datetime', nullable: true, filterLimit: { operators: [], reason } },
+  });
+  const refused = (search: string, pattern: RegExp) =>
+    assert.throws(
+      () => parseListQuery(limited, search),
+      (error: unknown) =>
+        error instanceof ApiError && error.code === 'invalid_query' && pattern.test(error.message),
+      search,
+    );
+
+  it('takes the operators and values it allows', () => {
+    const query = parseListQuery(limited, 'filter[level]=5&filter[level][$in]=1,2&filter[on][$exists]=false');
+    assert.deepEqual(query.filters, [
+      { field: 'level', op: '$eq', value: 5 },
+      { field: 'level', op: '$in', value: [1, 2] },
+      // `false` is refused as a compared value, not as $exists' flag.
+      { field: 'on', op: '$exists', value: false },
+    ]);
+  });
+
+  it('refuses another operator with the reason and the operators it takes', () => {
+    refused(
+      'filter[level][$gt]=1',
+      /^filter\[level\]\[\$gt\]: the database reads a null there as 0 \(this field takes \$eq \$in\)\.$/,
+    );
+    refused('filter[stamp][$exists]=true', /filter\[stamp\]\[\$exists\]: .*\(this field takes no filter\)/);
+  });
+
+  it('refuses a value a null would equal, in a list too', () => {
+    refused(
+      'filter[level]=0',
+      /^filter\[level\]: 0 would also match the records where it is null; the database reads/,
+    );
+    refused('filter[level][$in]=1,0', /^filter\[level\]: 0 would also match/);
+    refused('filter[on]=false', /^filter\[on\]: false would also match/);
+  });
+});
