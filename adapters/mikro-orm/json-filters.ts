@@ -1,21 +1,24 @@
 /**
  * The filters a database answers correctly on a value inside an `object: true` embeddable (one JSON
- * column), where MikroORM compares `json_extract(…)` with the filter's value. Measured on MariaDB
- * 10.11 against the stored data (spec/adapters/mikro-orm/fidelity/json-embedded-filters.test.ts);
- * MySQL takes the same SQL, so the same rules apply to it:
+ * column), where MikroORM compares `json_extract(…)` (PostgreSQL: `->>`) with the filter's value;
+ * the others are refused (`FieldDescription.filterLimit`). Measured against the stored data on
+ * MariaDB 10.11, SQLite and PostgreSQL (spec/adapters/mikro-orm/fidelity/json-embedded-filters.test.ts);
+ * MySQL takes MariaDB's SQL, so the same rules apply to it:
  *
- * - `json_extract` gives a JSON null as the JSON text `null`, not SQL NULL: `IS NULL` misses it,
- *   `<>`, `NOT IN` and the ranges keep it (as the text `null`, or 0 for a number), and `=` takes it
- *   for `'null'`, 0 or `false`. Where the embeddable's property is nullable, only `$eq` and `$in`
- *   (and the adapter's own patterns, query.ts) find the right rows, with no operand a null equals.
- * - `=` and the ranges compare a JSON string unquoted, a list (`IN` of two or more) the quoted JSON
- *   text: `$in`/`$nin` on a value the JSON holds as a string find nothing, or everything.
- * - A date-time is stored as the ISO text of `JSON.stringify`, and the driver sends the filter's
- *   `Date` in another form (also on SQLite): no comparison finds the right rows.
- *
- * PostgreSQL reads `->>` as text and casts it where MikroORM knows the type; where MikroORM left
- * out the cast (a property declared with a type class, `p.integer()`, rather than a type name), a
- * number or boolean compared with text fails: only `$exists` is answered there.
+ * - MariaDB/MySQL's `json_extract` gives a JSON null as the JSON text `null`, not SQL NULL: `IS NULL`
+ *   misses it, `<>`, `NOT IN` and the ranges keep it (as the text `null`, or 0 for a number), and
+ *   `=` takes it for `'null'`, 0 or `false`. On a nullable property only `$eq` and `$in` (numbers,
+ *   booleans) or `$eq` and the adapter's own patterns (text, query.ts) find the right rows, with no
+ *   operand a null equals.
+ * - MariaDB/MySQL compare `=` and the ranges with a JSON string unquoted, a list (`IN` of two or
+ *   more) with the quoted JSON text: `$in`/`$nin` on a value held as a string find nothing, or all.
+ * - A date-time is stored as the ISO text of `JSON.stringify`, and the SQLite and MySQL drivers send
+ *   the filter's `Date` in another form: only `$exists` is answered there.
+ * - A bigint or decimal is a JSON string, compared character by character ("10" before "9"): no
+ *   ranges, unless PostgreSQL casts it.
+ * - PostgreSQL casts the text `->>` gives where MikroORM knows the type; where MikroORM left the cast
+ *   out (a property declared with a type class, `p.integer()`, rather than a type name), a number or
+ *   boolean compared with text fails: only `$exists` is answered there.
  */
 import { ALIAS_REPLACEMENT, type EntityProperty } from '@mikro-orm/core';
 import type { FieldDescription, FilterLimit, FilterOperator } from '../../lib/types.js';
