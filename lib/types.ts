@@ -148,6 +148,7 @@ export interface FieldDescription {
    * digits. Write bodies are checked against them, and the OpenAPI document states them.
    */
   readonly digits?: DecimalDigits;
+  /**
    * The filters the database answers correctly for this field, when not every filter of its kind:
    * the others are a 400 giving the reason, and the OpenAPI document offers only these. Absent:
    * every operator of its kind (MariaDB/MySQL read a value inside a JSON column otherwise).
