@@ -348,7 +348,14 @@ function parseFilter(
   const refused = limit?.values ?? [];
   if (refused.length > 0 && op !== '$exists' && op !== '$like' && op !== '$ilike') {
     const values = Array.isArray(condition.value) ? condition.value : [condition.value];
-    const value = values.find((item) => refused.includes(item as string | number | boolean));
+    // A decimal or bigint comes as text (`"0.00"`): a refused number is compared by its value.
+    const value = values.find((item) =>
+      refused.some((bad) =>
+        typeof bad === 'number' && typeof item === 'string'
+          ? item.trim() !== '' && Number(item) === bad
+          : bad === item,
+      ),
+    );
     if (value !== undefined) {
       throw ApiError.invalidQuery(
         `${parameter}: ${JSON.stringify(value)} would also match the records where it is null; ${limit?.reason}.`,

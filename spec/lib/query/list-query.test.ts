@@ -323,6 +323,11 @@ describe('parseListQuery and a field whose filters the database limits (filterLi
       filterLimit: { operators: ['$eq', '$exists'], values: [false], reason },
     },
     stamp: { type: 'datetime', nullable: true, filterLimit: { operators: [], reason } },
+    amount: {
+      type: 'decimal',
+      nullable: true,
+      filterLimit: { operators: ['$eq', '$in'], values: [0], reason },
+    },
   });
   const refused = (search: string, pattern: RegExp) =>
     assert.throws(
@@ -357,5 +362,11 @@ describe('parseListQuery and a field whose filters the database limits (filterLi
     );
     refused('filter[level][$in]=1,0', /^filter\[level\]: 0 would also match/);
     refused('filter[on]=false', /^filter\[on\]: false would also match/);
+    // A decimal's value is text: "0.00" is the refused 0 all the same.
+    refused('filter[amount]=0.00', /^filter\[amount\]: "0\.00" would also match/);
+    refused('filter[amount][$in]=1,0', /^filter\[amount\]: "0" would also match/);
+    assert.deepEqual(parseListQuery(limited, 'filter[amount]=0.5').filters, [
+      { field: 'amount', op: '$eq', value: '0.5' },
+    ]);
   });
 });
