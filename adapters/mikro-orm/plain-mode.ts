@@ -125,7 +125,8 @@ export class PlainPath {
       return entity === undefined ? undefined : this.#flushed(session, plan, entity);
     }
     return this.#answered(session, plan, values, async () => {
-      const entity = await this.#change(session, plan, key, values);
+      // Unmapped: `#answered` maps a failure after its rollback, outside the aborted transaction.
+      const entity = await this.#change(session, plan, key, values, false);
       return entity === undefined
         ? undefined
         : this.#readBack(session, plan, wrap(entity, true).getPrimaryKey());
@@ -215,7 +216,13 @@ export class PlainPath {
     return entity === undefined ? undefined : wrap(entity, true).getPrimaryKey();
   }
 
-  async #change(session: EntityManager, plan: ModelPlan, key: Row, values: Row): Promise<object | undefined> {
+  async #change(
+    session: EntityManager,
+    plan: ModelPlan,
+    key: Row,
+    values: Row,
+    mapFailures = true,
+  ): Promise<object | undefined> {
     this.#checkValues(plan, values);
     const populate = [...plan.collections.values()]
       .map((collection) => collection.prop.name)
@@ -231,7 +238,7 @@ export class PlainPath {
       } catch (error) {
         session.clear();
         if (await this.#deletedMeanwhile(session, plan, key, error)) return undefined;
-        throw await this.#failures.write(error, plan, values, session);
+        throw mapFailures ? await this.#failures.write(error, plan, values, session) : error;
       }
     }
     return entity;
