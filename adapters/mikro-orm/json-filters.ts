@@ -21,6 +21,7 @@
  *   boolean compared with text fails: only `$exists` is answered there.
  */
 import { ALIAS_REPLACEMENT, type EntityProperty } from '@mikro-orm/core';
+import { FILTER_OPERATORS, TEXT_TYPES } from '../../lib/query/list-query.js';
 import type { FieldDescription, FilterLimit, FilterOperator } from '../../lib/types.js';
 import type { Dialect } from './dialect.js';
 
@@ -32,21 +33,6 @@ type JsonKind = 'text' | 'digits' | 'number' | 'boolean' | 'datetime' | 'other';
 
 const WHERE = 'a JSON-stored embedded value (`object: true`)';
 const RANGES: readonly FilterOperator[] = ['$gt', '$gte', '$lt', '$lte'];
-/** The kinds `$like`/`$ilike` apply to (lib/query/list-query.ts, TEXT_TYPES). */
-const PATTERN_TYPES: ReadonlySet<string> = new Set(['string', 'text', 'uuid', 'enum']);
-const ALL: readonly FilterOperator[] = [
-  '$eq',
-  '$ne',
-  '$gt',
-  '$gte',
-  '$lt',
-  '$lte',
-  '$in',
-  '$nin',
-  '$like',
-  '$ilike',
-  '$exists',
-];
 
 /** How a field's values are held in the JSON text MikroORM writes. */
 function jsonKindOf(field: Pick<FieldDescription, 'type' | 'enumValues'>, prop: EntityProperty): JsonKind {
@@ -84,7 +70,7 @@ function spoken(operators: readonly FilterOperator[]): string {
 
 /** The operators but `except`. */
 function allBut(...except: readonly FilterOperator[]): FilterOperator[] {
-  return ALL.filter((op) => !except.includes(op));
+  return FILTER_OPERATORS.filter((op) => !except.includes(op));
 }
 
 /** Whether MikroORM casts the value it extracts (PostgreSQL: `(… ->> 'n')::float8`). */
@@ -152,7 +138,7 @@ function mysqlLimit(
     const read = kind === 'number' ? 'the number 0' : kind === 'boolean' ? 'false' : "the text 'null'";
     const textual = kind === 'text' || kind === 'digits';
     // The patterns are the adapter's own SQL, which reads a JSON null as a null (query.ts).
-    const patterns = PATTERN_TYPES.has(field.type);
+    const patterns = TEXT_TYPES.has(field.type);
     const operators: FilterOperator[] = textual
       ? ['$eq', ...(patterns ? (['$like', '$ilike'] as const) : [])]
       : ['$eq', '$in'];
