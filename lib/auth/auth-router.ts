@@ -103,6 +103,8 @@ export class AuthRouter implements AuthRuntime {
   /** The account routes' service (password reset, email verification), once mounted. */
   account: AccountService | undefined;
   private readonly accountOptions: AccountOptions | undefined;
+  /** The address field of the `account` option, until account routes are mounted. */
+  private readonly configuredEmailField: string;
   /** The unique field `/login` looks users up by. */
   readonly usernameField: string;
   /** How usernames are normalised and checked (`username_case`). */
@@ -130,6 +132,7 @@ export class AuthRouter implements AuthRuntime {
     this.throttle = resolved.throttle;
     this.strict = resolved.strict;
     this.accountOptions = resolved.account;
+    this.configuredEmailField = resolved.emailField;
     this.usernameField = resolved.usernameField;
     this.usernames = resolved.usernames;
     this.sessions = resolved.sessions;
@@ -145,6 +148,31 @@ export class AuthRouter implements AuthRuntime {
       this.binding(this.adapter);
       this.sessions.store.check?.({ adapter: this.adapter });
     }
+  }
+
+  /**
+   * The user model's email address field: the one the account routes mail to (`email_field`,
+   * default `email`). Changing it through the user routes needs the current password.
+   */
+  get emailField(): string {
+    return this.account?.options.emailField ?? this.configuredEmailField;
+  }
+
+  /** Takes mounted account routes as this plugin's (see `AuthRuntime.adoptAccount`). @internal */
+  adoptAccount(account: AccountService): void {
+    const held = this.account?.options;
+    const given = account.options;
+    // One plugin guards one address field and checks logins one way: account routes mounted
+    // twice (two apps) with different settings would leave one of them unguarded.
+    if (
+      held !== undefined &&
+      (held.emailField !== given.emailField || held.requireVerifiedEmail !== given.requireVerifiedEmail)
+    ) {
+      throw new ConfigurationError(
+        'AuthRouter: its account routes are already mounted with another email_field or require_verified_email.',
+      );
+    }
+    this.account = account;
   }
 
   /** The adapter of a request: the router's own, else the one the app attached. @internal */
@@ -197,8 +225,7 @@ export class AuthRouter implements AuthRuntime {
       documentAccountRoutes(app.openapi, binding, this.strict);
       documentCredentialRoutes(app.openapi, binding);
       documentSessionRoutes(app.openapi, binding);
-      if (this.accountOptions !== undefined)
-        this.account = mountAccountRoutes(app, this, this.accountOptions);
+      if (this.accountOptions !== undefined) mountAccountRoutes(app, this, this.accountOptions);
       void this.passwords
         .warmUp()
         .catch((error: unknown) => this.logger.error('password hasher failed', error));

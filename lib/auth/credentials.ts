@@ -27,7 +27,8 @@ export const CURRENT_PASSWORD_SCHEMA = Object.freeze({
   minLength: 1,
   maxLength: PASSWORD_MAX_BYTES,
   writeOnly: true,
-  description: 'The password the user has now; required to change `email` (never stored).',
+  description:
+    "The password the user has now; required to change the email address (the account routes' `email_field`, default `email`; never stored).",
 });
 
 /** Refuses a current password that is missing or cannot be one (422 naming `path`). */

@@ -7,7 +7,7 @@ import { ConfigurationError } from '../errors.js';
 import { hasMethods } from '../options/methods.js';
 import { type CamelAliases, SpellingTable } from '../options/spelling.js';
 import type { ModelClass, OrmAdapter } from '../types.js';
-import type { AccountOptions } from './account/account-options.js';
+import { type AccountOptions, emailFieldOf } from './account/account-options.js';
 import { hasAuthMixin } from './auth-mixin.js';
 import type { PasswordHasher } from './hashers.js';
 import { BcryptHasher } from './hashers.js';
@@ -103,6 +103,8 @@ export interface ResolvedAuthOptions {
   readonly defaultRefreshStore: boolean;
   /** The account routes' options, when they are to be mounted. */
   readonly account: AccountOptions | undefined;
+  /** The user model's address field: `account.email_field`, default `email`. */
+  readonly emailField: string;
 }
 
 /** The option names, each snake_case one written once; the camelCase aliases are derived. */
@@ -250,6 +252,7 @@ export function resolveAuthOptions(raw: AuthRouterOptions): ResolvedAuthOptions 
     throw new ConfigurationError('AuthRouter: `adapter` must be an OrmAdapter.');
   }
   const { sessions, defaultStore } = resolveSessions(options);
+  const account = accountOptionsOf(options.account);
   return {
     userModel,
     tokens,
@@ -261,6 +264,7 @@ export function resolveAuthOptions(raw: AuthRouterOptions): ResolvedAuthOptions 
     adapter,
     usernameField: nonEmptyString('username_field', options.username_field, 'username'),
     usernames: new UsernameRules(usernameCaseFrom(options.username_case)),
-    account: accountOptionsOf(options.account),
+    account,
+    emailField: emailFieldOf(account),
   };
 }

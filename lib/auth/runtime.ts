@@ -26,6 +26,11 @@ export interface AuthRuntime {
    * login route reads of the account service, so this file does not import the service back.
    */
   readonly account?: { readonly options: ResolvedAccountOptions } | undefined;
+  /**
+   * Makes mounted account routes the plugin's own, so that the login's verified-email check and
+   * the user routes' address guard read the settings the routes mail with.
+   */
+  adoptAccount(account: { readonly options: ResolvedAccountOptions }): void;
   /** The adapter of a request: the router's own, or the application's. */
   adapterFor(ctx: AppContext): OrmAdapter;
   /** The user model compiled for an adapter (once per adapter). */

@@ -2,7 +2,9 @@
  * The write hooks the auth plugin puts on its user model, so every `CrudRouter` on it keeps the
  * credentials out of reach: no body sets a password (it is not an input field; `hashed_password`
  * and `tokens_valid_after` are protected), a created user gets an unusable password, and a change
- * of `email` needs the target's `current_password` unless an administrator changes another user.
+ * of the email address needs the target's `current_password` unless an administrator changes
+ * another user. The address is the field the account routes mail reset links to (`emailField`):
+ * guarding any other would let a stolen token redirect the reset mail (security review 9).
  */
 import { ApiError } from '../errors.js';
 import type { WriteHooks, WriteMode } from '../model/write-hooks.js';
@@ -21,15 +23,13 @@ import { usernameRulesOf } from './username.js';
 /** The flag AuthMixin adds for a verified email address; an email change clears it. */
 const VERIFIED_FIELD = 'verified';
 
-/** The field whose change needs the current password (when the user model has it). */
-export const EMAIL_FIELD = 'email';
-
 /** Refuses an email change of `target` unless the caller may make it (see the file header). */
 async function guardEmailChange(
   runtime: CredentialRuntime,
   ctx: AppContext,
   target: Readonly<RawRecord>,
   currentPassword: unknown,
+  emailField: string,
 ): Promise<void> {
   const binding = runtime.binding(runtime.adapterFor(ctx));
   const caller = ctx.state.user;
@@ -40,7 +40,7 @@ async function guardEmailChange(
   const password = requirePasswordText(
     currentPassword,
     CURRENT_PASSWORD_FIELD,
-    `is required to change ${EMAIL_FIELD}`,
+    `is required to change ${emailField}`,
   );
   await checkCurrentPassword(runtime, ctx, runtime.usernameField, target, password);
 }
@@ -69,18 +69,19 @@ export function userWriteHooks(runtime: CredentialRuntime): WriteHooks {
       // `password` is no input field any more; dropping it here too covers direct callers.
       const { [CURRENT_PASSWORD_FIELD]: currentPassword, password: _password, ...rest } = data;
       if (mode === 'create') return { ...rest, hashed_password: UNUSABLE_PASSWORD };
-      if (ctx === undefined || !Object.hasOwn(rest, EMAIL_FIELD)) return rest;
+      const emailField = runtime.emailField;
+      if (ctx === undefined || !Object.hasOwn(rest, emailField)) return rest;
       // The CRUD handlers pass the stored row of every update; without one nothing can be checked.
       if (current === undefined) {
         throw ApiError.validation([
           {
-            path: EMAIL_FIELD,
+            path: emailField,
             message: 'An email change needs the stored user to check the password against.',
           },
         ]);
       }
-      if (current[EMAIL_FIELD] === rest[EMAIL_FIELD]) return rest;
-      await guardEmailChange(runtime, ctx, current, currentPassword);
+      if (current[emailField] === rest[emailField]) return rest;
+      await guardEmailChange(runtime, ctx, current, currentPassword, emailField);
       // A new address is not verified yet.
       return Object.hasOwn(current, VERIFIED_FIELD) ? { ...rest, [VERIFIED_FIELD]: false } : rest;
     },

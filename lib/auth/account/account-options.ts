@@ -138,6 +138,24 @@ function limit(name: string, value: ThrottleLimit | undefined, fallback: Throttl
   return Object.freeze({ attempts: value.attempts, window: value.window });
 }
 
+/** The user model's address field when no `email_field` says otherwise. */
+export const DEFAULT_EMAIL_FIELD = 'email';
+
+function checkedEmailField(value: string | undefined): string {
+  const field = value ?? DEFAULT_EMAIL_FIELD;
+  if (typeof field !== 'string' || field === '') {
+    throw new ConfigurationError('account options: email_field must be a field name.');
+  }
+  return field;
+}
+
+/** The `email_field` of unresolved options (either spelling), checked, default `email`. */
+export function emailFieldOf(given: AccountOptions | undefined): string {
+  return checkedEmailField(
+    given === undefined ? undefined : ACCOUNT_OPTIONS.read(given, 'account options').email_field,
+  );
+}
+
 /**
  * Checks the options and fills in the defaults. `store` is the login throttle's store, shared so
  * that several instances count together when it is Redis.
@@ -162,10 +180,7 @@ export function resolveAccountOptions(
       throw new ConfigurationError(`account options: templates.${name} must be a function.`);
     }
   }
-  const emailField = options.email_field ?? 'email';
-  if (typeof emailField !== 'string' || emailField === '') {
-    throw new ConfigurationError('account options: email_field must be a field name.');
-  }
+  const emailField = checkedEmailField(options.email_field);
   const throttle = options.throttle;
   if (throttle !== undefined && throttle !== false) {
     for (const name of Object.keys(throttle)) {

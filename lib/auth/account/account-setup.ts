@@ -24,6 +24,9 @@ export function mountAccountRoutes(
   const service = new AccountService(runtime, resolved);
   // Checked now rather than on a request: a user model without the email field fails at start-up.
   service.binding(app.adapter);
+  // Before the routes serve anything: the login check and the user routes' guard of the address
+  // read these settings, so the field mailed to is the field whose change needs the password.
+  runtime.adoptAccount(service);
   const routes = accountLifecycleRoutes(service, app.bodyLimit);
   for (const segment of ACCOUNT_ROUTE_SEGMENTS) {
     app.reservePath(`/${segment}`, 'the auth routes', { kind: 'leaf' });

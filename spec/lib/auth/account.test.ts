@@ -7,16 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Middleware } from 'koa';
 import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
 import { Application } from '../../../lib/application.js';
 import type { AccountOptions } from '../../../lib/auth/account/account-options.js';
-import { type AccountService, assertEmailVerified } from '../../../lib/auth/account/account-service.js';
+import type { AccountService } from '../../../lib/auth/account/account-service.js';
 import { mountAccountRoutes } from '../../../lib/auth/account/account-setup.js';
 import { AuthRouter } from '../../../lib/auth/auth-router.js';
 import { RedisThrottleStore } from '../../../lib/auth/throttle/redis-store.js';
 import { CrudRouter } from '../../../lib/crud/crud-router.js';
-import type { AppContext, AppState } from '../../../lib/types.js';
 import {
   createTestDatabase,
   databaseTargets,
@@ -38,23 +36,6 @@ const OPEN_LIMITS = {
   verify_request: { attempts: 1000, window: 60 },
 };
 
-/**
- * Stands in for the one line `/login` will run once wired (auth-routes.ts): after a successful
- * login, `assertEmailVerified` on the user's row.
- */
-function verifiedLoginGuard(adapter: MikroOrmAdapter, account: () => AccountService): Middleware<AppState> {
-  return async (ctx: AppContext, next) => {
-    await next();
-    if (ctx.method !== 'POST' || ctx.path !== '/login' || ctx.status !== 200) return;
-    const token = String((ctx.body as Record<string, unknown>).access_token);
-    const payload = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()) as {
-      sub: string;
-    };
-    const row = await adapter.get(adapter.openSession(), User, Number(payload.sub));
-    if (row !== undefined) assertEmailVerified(account().options, row);
-  };
-}
-
 interface AccountApp {
   readonly server: TestServer;
   readonly account: AccountService;
@@ -69,16 +50,11 @@ async function startApp(
 ): Promise<AccountApp> {
   const app = new Application({ title: 'account', adapter, logger: memoryLogger(), health: false });
   const auth = new AuthRouter(BASE_OPTIONS);
-  let account: AccountService | undefined;
-  app.mount(
-    'login',
-    verifiedLoginGuard(adapter, () => account as AccountService),
-  );
   auth.register_routes(app);
   new CrudRouter({ model: User, secure: true, auth_dependency: auth.get_auth_dependency() }).register_routes(
     app,
   );
-  account = mountAccountRoutes(app, auth, {
+  const account = mountAccountRoutes(app, auth, {
     smtp_url: sink.url,
     mail_from: 'accounts@example.com',
     reset_url: 'https://app.example.com/reset',
