@@ -140,6 +140,10 @@ function login(runtime: AuthRuntime, bodyLimit: number): Handler {
         ? found
         : undefined;
     };
+    // Taken before the user is read, like /refresh's: a password change that lands after the read
+    // writes a later revocation time (credentials.ts), so a token earned with the old password
+    // cannot outlive it.
+    const issuedAtMs = Date.now();
     const checked = rules.check(username);
     let row = checked.ok && storable(checked.name) ? await find(checked.name) : undefined;
     // A user stored before the rules (display case, a name they now refuse) logs in as stored.
@@ -165,7 +169,6 @@ function login(runtime: AuthRuntime, bodyLimit: number): Handler {
         );
       }
     }
-    const issuedAtMs = Date.now();
     const refresh = await runtime.sessions?.start({ adapter }, String(id), issuedAtMs);
     ctx.status = 200;
     ctx.body = { ...runtime.tokens.issue(String(id), { issuedAtMs }), ...refresh };

@@ -76,6 +76,12 @@ export interface StoredChange {
  * refresh tokens (those issued before the time are refused anyway; this frees their storage and
  * covers a store shared with a router whose user model differs). A token issued in the same
  * millisecond as the change is refused too; a token for the caller is issued one ms after.
+ *
+ * Logins and refreshes date their tokens before they read the user, so a revocation time taken
+ * after the write landed is later than every token earned against the row it replaced. The time
+ * in the first write is taken before it lands (a login may read the old row in between), so once
+ * it has, the time is written again when the clock moved. With `db` in a transaction of the
+ * caller's, "landed" means that transaction's commit, which this cannot wait for.
  */
 export async function storeRevocation(
   runtime: AuthRuntime,
@@ -84,11 +90,20 @@ export async function storeRevocation(
   id: RecordId,
   hashedPassword?: string,
 ): Promise<StoredChange> {
-  const revokedAt = Date.now();
-  const row = await adapter.update(session, runtime.userModel, id, {
+  const written = Date.now();
+  let row = await adapter.update(session, runtime.userModel, id, {
     ...(hashedPassword === undefined ? {} : { hashed_password: hashedPassword }),
-    tokens_valid_after: revocationText(revokedAt),
+    tokens_valid_after: revocationText(written),
   });
-  if (row !== undefined) await runtime.sessions?.revokeUser({ adapter }, String(id));
+  if (row === undefined) return { row, revokedAt: written };
+  // Every read of the old row happened before now; the time of a token earned by one is not later.
+  const revokedAt = Math.max(Date.now(), written);
+  if (revokedAt > written) {
+    row =
+      (await adapter.update(session, runtime.userModel, id, {
+        tokens_valid_after: revocationText(revokedAt),
+      })) ?? row;
+  }
+  await runtime.sessions?.revokeUser({ adapter }, String(id));
   return { row, revokedAt };
 }
