@@ -20,13 +20,14 @@ async function run(dependency: Middleware<AppState>, ctx: AppContext): Promise<v
  * Authenticates the caller, the one way every route does: a secured router's dependency first;
  * then, while there is still no user, the method policy's own `authenticate` (so that an unsecured
  * router can guard some methods, and an anonymous caller gets its 401 before learning whether a
- * record exists). Returns a promise only when a dependency runs.
+ * record exists). A create without such a policy on a router that sets the owner from the caller
+ * runs the plan's `ownerAuthentication` instead. Returns a promise only when a dependency runs.
  */
 export function authenticate(plan: CrudPlan, ctx: AppContext, method: CrudMethod): undefined | Promise<void> {
   if (ctx.state.user !== undefined) return undefined;
   const { secure, authDependency, policies } = plan.options;
   const router = secure ? authDependency : undefined;
-  const policy = policies[method]?.authenticate;
+  const policy = policies[method]?.authenticate ?? (method === 'POST' ? plan.ownerAuthentication : undefined);
   if (router === undefined) return policy === undefined ? undefined : run(policy, ctx);
   if (policy === undefined || policy === router) return run(router, ctx);
   return run(router, ctx).then(() => (ctx.state.user === undefined ? run(policy, ctx) : undefined));
@@ -35,7 +36,8 @@ export function authenticate(plan: CrudPlan, ctx: AppContext, method: CrudMethod
 /**
  * The method's policy decides on the authenticated caller: 401 without a user when one is needed,
  * 403 when refused (with `refusal` as the detail when given). Returns a promise only when `allows`
- * answers with one, so that the usual synchronous policy costs the request no promise.
+ * answers with one, so that the usual synchronous policy costs the request no promise. A create
+ * on a router that sets the owner from the caller needs a caller whatever the policies say.
  */
 export function enforce(
   plan: CrudPlan,
@@ -44,6 +46,13 @@ export function enforce(
   record?: RawRecord,
   refusal?: string,
 ): undefined | Promise<void> {
+  // No client may write the owner here, so an anonymous create could only store a record owned by
+  // nobody (or fail the field's own required check with a 422 that blames the body).
+  if (method === 'POST' && plan.ownerField !== undefined && ctx.state.user === undefined) {
+    throw ApiError.unauthorized(
+      `A create sets \`${plan.ownerField}\` to the caller: it needs a signed-in caller.`,
+    );
+  }
   const policy: Policy | undefined = plan.options.policies[method];
   if (policy === undefined) return undefined;
   const user = ctx.state.user;

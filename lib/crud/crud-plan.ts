@@ -2,6 +2,7 @@
  * Everything a `CrudRouter` derives from the model description, compiled once: validators,
  * serializer, id coercion, the ownership field and the routes' handlers.
  */
+import type { Middleware } from 'koa';
 import { ConfigurationError } from '../errors.js';
 import { bodyReader } from '../http/body.js';
 import { detectOwnerField } from '../model/ownership.js';
@@ -11,7 +12,7 @@ import { fieldAtPath } from '../query/field-paths.js';
 import type { ListQueryOptions } from '../query/list-query.js';
 import { compileSerializer, type Serializer } from '../schema/serializer.js';
 import { compileWriteValidator, type WriteValidator } from '../schema/write-validator.js';
-import type { AppContext, ModelClass, ModelDescription, OrmAdapter, RawRecord } from '../types.js';
+import type { AppContext, AppState, ModelClass, ModelDescription, OrmAdapter, RawRecord } from '../types.js';
 import type { ResolvedCrudOptions } from './crud-options.js';
 
 /** A relation whose target is served, with the plan of the router serving it. */
@@ -45,6 +46,11 @@ export interface CrudPlan {
   readonly readBody: (ctx: AppContext) => Promise<unknown>;
   /** Set from the caller on create and never written by a client. */
   readonly ownerField: string | undefined;
+  /**
+   * How a create learns the caller it makes the owner, when no POST policy authenticates: the
+   * router's dependency, else the authentication of a policy that needs a user.
+   */
+  readonly ownerAuthentication: Middleware<AppState> | undefined;
   readonly readOnlyFields: ReadonlySet<string>;
   /** What list queries of this router accept beyond the defaults (`$like` caps, relations). */
   listOptions(): ListQueryOptions;
@@ -83,6 +89,14 @@ function ownerFieldOf(options: ResolvedCrudOptions, model: ModelDescription): st
   return userModel === undefined || userModel === model.model
     ? undefined
     : detectOwnerField(model, userModel);
+}
+
+/** The authentication a create of an owned record runs (see `CrudPlan.ownerAuthentication`). */
+function ownerAuthenticationOf(options: ResolvedCrudOptions): Middleware<AppState> | undefined {
+  if (options.authDependency !== undefined) return options.authDependency;
+  for (const policy of Object.values(options.policies))
+    if (policy?.requiresUser === true && policy.authenticate !== undefined) return policy.authenticate;
+  return undefined;
 }
 
 /** Checks that `like.text_fields` names readable `text` fields of the model. */
@@ -250,6 +264,7 @@ export function compileCrudPlan(
     serialize: compileSerializer(model),
     readBody: bodyReader({ limit: bodyLimit }),
     ownerField,
+    ownerAuthentication: ownerField === undefined ? undefined : ownerAuthenticationOf(options),
     readOnlyFields,
     listOptions: () => {
       served();

@@ -81,6 +81,7 @@ export class CrudRouter {
           : { securityScheme: this.options.authDependency.securityScheme }),
         policies: this.options.policies,
         readOnlyFields: plan.readOnlyFields,
+        ...(plan.ownerField === undefined ? {} : { ownerField: plan.ownerField }),
         extraInputFields: hooks?.extraFields ?? {},
         extraRequiredOnCreate: hooks?.requiredOnCreate ?? [],
         ...(hooks?.fieldRules === undefined ? {} : { fieldRules: hooks.fieldRules }),

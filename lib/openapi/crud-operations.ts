@@ -324,13 +324,15 @@ function access(
   ctx: CrudBuildContext,
 ): { security?: Record<string, string[]>[]; errors: ProblemResponseName[]; notes: string[] } {
   const policy = doc.policies[method];
-  const needsUser = doc.secure || policy?.requiresUser === true;
+  const owned = method === 'POST' && doc.ownerField !== undefined;
+  const needsUser = doc.secure || policy?.requiresUser === true || owned;
   const errors: ProblemResponseName[] = [];
   const notes: string[] = [];
   if (needsUser) {
     errors.push('Unauthorized');
     notes.push('Requires a bearer token.');
   }
+  if (owned) notes.push(`The caller becomes the record's \`${doc.ownerField}\`.`);
   if (policy !== undefined) {
     errors.push('Forbidden');
     notes.push(`Access (${policy.name}): ${policy.description}`);

@@ -24,6 +24,8 @@ export interface CrudRoutesDoc {
   readonly policies: Readonly<Partial<Record<CrudMethod, Policy>>>;
   /** Fields this router never lets a client write on top of the model's own rules (the ownership field). */
   readonly readOnlyFields: ReadonlySet<string>;
+  /** The ownership field a create sets from the caller, so a create needs a token; absent: none. */
+  readonly ownerField?: string;
   /** Write-only input fields added by plugins (e.g. `password` on the user model). */
   readonly extraInputFields: Readonly<Record<string, JsonSchema>>;
   /** Extra input fields a create must give (e.g. `password`). */

@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { CrudRouter } from '../../../lib/crud/crud-router.js';
 import { databaseTargets, requireTarget } from '../../support/databases.js';
+import { Post } from './support/entities.js';
 import {
   type AuthFixture,
   adminWithToken,
@@ -115,6 +117,55 @@ for (const target of databaseTargets()) {
         json: { username: 'nope', email: 'nope@example.com', password: 'nope-password' },
       });
       assert.equal(byUser.status, 403);
+    });
+
+    it('on an unsecured router whose policies need the owner, a create takes the owner from the token and needs one', async () => {
+      // Reads are public, PUT and DELETE are the owner's: the create must know its caller to set the
+      // (required, not client-writable) owner. Once with the router's auth_dependency, once with
+      // only the policies' own authentication (security review 9's Memo router).
+      const policy = { PUT: fx.auth.owner_or_admin(Post), DELETE: fx.auth.owner_or_admin(Post) };
+      new CrudRouter({
+        model: Post,
+        prefix: '/open',
+        auth_dependency: fx.auth.get_auth_dependency(),
+        policy,
+      }).register_routes(fx.app);
+      new CrudRouter({ model: Post, prefix: '/bare', policy }).register_routes(fx.app);
+      for (const prefix of ['/open', '/bare']) {
+        const created = await call(fx.server, 'POST', `${prefix}/posts`, {
+          token: alice.token,
+          json: { title: 'open', owner: bob.id },
+        });
+        assert.equal(created.status, 201, `${prefix}: ${JSON.stringify(created.body)}`);
+        assert.equal(created.body.owner, alice.id);
+        const anonymous = await call(fx.server, 'POST', `${prefix}/posts`, { json: { title: 'anon' } });
+        assert.equal(anonymous.status, 401, `${prefix}: ${JSON.stringify(anonymous.body)}`);
+        assert.equal(anonymous.headers.get('www-authenticate'), 'Bearer');
+        const invalid = await call(fx.server, 'POST', `${prefix}/posts`, {
+          token: 'garbage',
+          json: { title: 'bad' },
+        });
+        assert.equal(invalid.status, 401);
+        assert.equal((await call(fx.server, 'GET', `${prefix}/posts/${created.body.id}`)).status, 200);
+        const path = `${prefix}/posts/${created.body.id}`;
+        const foreign = await call(fx.server, 'PUT', path, { token: bob.token, json: { title: 'bob' } });
+        assert.equal(foreign.status, 403);
+        const own = await call(fx.server, 'PUT', path, { token: alice.token, json: { title: 'edited' } });
+        assert.equal(own.status, 200);
+        assert.equal(own.body.owner, alice.id);
+      }
+      const document = (await call(fx.server, 'GET', '/openapi.json')).body as {
+        paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>;
+      };
+      for (const prefix of ['/open', '/bare']) {
+        const operations = document.paths[`${prefix}/posts`];
+        const optional = (security: unknown[] | undefined): boolean =>
+          security === undefined || security.some((entry) => Object.keys(entry as object).length === 0);
+        assert.ok(operations?.post?.security !== undefined, `${prefix}: POST documents its token`);
+        assert.equal(optional(operations?.post?.security), false, `${prefix}: and requires it`);
+        assert.ok(operations?.post?.responses['401'] !== undefined);
+        assert.ok(optional(operations?.get?.security), `${prefix}: reads stay public`);
+      }
     });
 
     it('gives an unsecured router admin-only writes: anyone reads, 401 anonymous, 403 users, admins write', async () => {
