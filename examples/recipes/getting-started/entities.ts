@@ -4,7 +4,7 @@ import type { Opt } from '@mikro-orm/core';
 import { Entity, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { AuthMixin, FrameworkModel } from '../../../lib/index.js';
 
-/** Table `users`; `AuthMixin` adds `hashed_password` (hidden) and `is_admin`. */
+/** Table `users`; `AuthMixin` adds `hashed_password` (hidden), `is_admin`, `verified` and the token columns. */
 @Entity()
 export class User extends AuthMixin(FrameworkModel) {
   @PrimaryKey()

@@ -10,7 +10,7 @@ import { Collection } from '@mikro-orm/core';
 import { Entity, ManyToMany, ManyToOne, OneToMany, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { AuthMixin, FrameworkModel } from '../../../lib/index.js';
 
-/** Table `users`; `AuthMixin` adds `hashed_password` (hidden) and `is_admin`. */
+/** Table `users`; `AuthMixin` adds `hashed_password` (hidden), `is_admin`, `verified` and the token columns. */
 @Entity()
 export class User extends AuthMixin(FrameworkModel) {
   @PrimaryKey()
