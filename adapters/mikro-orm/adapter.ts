@@ -41,6 +41,7 @@ import {
 import { referencesNothing } from './errors.js';
 import { AdapterFailures, isMalformedKey } from './failures.js';
 import { loadListenerObstacle, missingInternal, queryObstacle } from './fast-path.js';
+import { hiddenReferences } from './filtered-references.js';
 import { readCollations } from './key-comparison.js';
 import { LinkReader } from './links.js';
 import { type ListStatement, ListStatements } from './list-statements.js';
@@ -314,7 +315,8 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       Object.entries(encodeCollections(plan, data)).filter(([, keys]) => keys.length > 0),
     );
     const values = { ...encodeData(plan, data), ...links };
-    await this.#checkSubclassReferences(session, plan, values);
+    const unreachable = await this.#unreachableReferences(session, plan, values);
+    if (unreachable.length > 0) throw referencesNothing(unreachable);
     if (this.#isPlain(plan, session)) return this.#plain.create(session, plan, values);
     // Links are the unit of work's to write, with the row, in the transaction of its flush.
     if (Object.keys(links).length > 0)
@@ -360,7 +362,13 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     const { [plan.primary.field.name]: _key, ...changes } = data;
     const links = encodeCollections(plan, changes);
     const values = { ...encodeData(plan, changes), ...links };
-    await this.#checkSubclassReferences(session, plan, values);
+    const unreachable = await this.#unreachableReferences(session, plan, values);
+    if (unreachable.length > 0) {
+      // A row whose own relation's target a filter hides is hidden too: the update of a row no
+      // read finds is a 404, as without the check, whatever it would write.
+      if ((await this.get(session, model, id)) === undefined) return undefined;
+      throw referencesNothing(unreachable);
+    }
     if (this.#isPlain(plan, session)) return this.#plain.update(session, plan, key, values);
     const direct = Object.keys(links).length > 0 ? undefined : this.#directFor(plan, session, 'update');
     if (direct !== undefined) {
@@ -479,17 +487,29 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     return direct[kind] && quietEvents(session) ? direct : undefined;
   }
 
-  /** A 422 when a written relation to a single-table subclass names another class's row (subclass-references.ts). */
-  async #checkSubclassReferences(session: EntityManager, plan: ModelPlan, values: Row): Promise<void> {
-    if (plan.subclassReferences.length === 0) return;
+  /**
+   * The written relations whose key names no row a read of the target finds: a single-table
+   * subclass's relation given another class's row (subclass-references.ts), a filtered target's
+   * relation given a row its filter hides (filtered-references.ts). Nothing to ask for models
+   * without such relations.
+   */
+  async #unreachableReferences(session: EntityManager, plan: ModelPlan, values: Row): Promise<string[]> {
+    const filtered = plan.filteredReferences;
+    if (plan.subclassReferences.length === 0 && filtered.length === 0) return [];
+    // A filtered read of a subclass applies its discriminator too: one question per relation.
+    const subclass = plan.subclassReferences.filter((field) => !filtered.includes(field));
     let wrong: FieldPlan[];
     try {
-      wrong = await unloadableReferences(session, plan.subclassReferences, values);
+      wrong = [
+        ...(await unloadableReferences(session, subclass, values)),
+        ...(await hiddenReferences(session, filtered, values)),
+      ];
     } catch (error) {
-      if (isMalformedKey(error)) return;
+      // A key the column cannot hold: the write itself answers for it.
+      if (isMalformedKey(error)) return [];
       throw await this.#failures.read(error, plan);
     }
-    if (wrong.length > 0) throw referencesNothing(wrong.map((field) => field.field.name));
+    return plan.fields.filter((field) => wrong.includes(field)).map((field) => field.field.name);
   }
 
   #queryBuilder(session: EntityManager, plan: ModelPlan) {

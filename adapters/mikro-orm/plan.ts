@@ -20,6 +20,7 @@ import {
 import { type Dialect, dialectOf } from './dialect.js';
 import { fastPathObstacle } from './fast-path.js';
 import { hasBuiltInType } from './field-types.js';
+import { filteredTargetReferences } from './filtered-references.js';
 import { readBackReason } from './read-back.js';
 import { runtimeFiltersOf } from './runtime-filters.js';
 import { subclassReferences } from './subclass-references.js';
@@ -86,6 +87,8 @@ export interface ModelPlan {
   readonly planOf: (model: ModelClass) => ModelPlan;
   /** The to-one relations to a class below the root of a single-table hierarchy (subclass-references.ts). */
   readonly subclassReferences: readonly FieldPlan[];
+  /** The to-one relations whose target's reads MikroORM filters (filtered-references.ts). */
+  readonly filteredReferences: readonly FieldPlan[];
 }
 
 /** Resolves the plan of a model (the adapter's cache, so each model is planned once). */
@@ -298,6 +301,10 @@ export function buildPlan(orm: AnyMikroORM, model: ModelClass, planOf?: PlanReso
   const runtime = runtimeFiltersOf(orm);
   let obstacle: string | undefined;
   let epoch = -1;
+  // Only to-one relations can reach a filtered target; a model without one never asks again.
+  const references = fields.filter((field) => field.field.relation !== undefined);
+  let filteredReferences: readonly FieldPlan[] = [];
+  let referencesEpoch = -1;
   const plan: ModelPlan = {
     description,
     meta,
@@ -322,6 +329,13 @@ export function buildPlan(orm: AnyMikroORM, model: ModelClass, planOf?: PlanReso
     collections: new Map(collections.map((collection) => [collection.description.name, collection])),
     planOf: planOf ?? cachingResolver(orm),
     subclassReferences: subclassReferences(orm, fields),
+    get filteredReferences() {
+      if (references.length > 0 && referencesEpoch !== runtime.epoch) {
+        referencesEpoch = runtime.epoch;
+        filteredReferences = filteredTargetReferences(orm, references, runtime);
+      }
+      return filteredReferences;
+    },
   };
   return plan;
 }

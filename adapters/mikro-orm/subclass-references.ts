@@ -41,7 +41,7 @@ export function subclassReferences<F extends ReferenceField>(orm: AnyMikroORM, f
  * takes it) names no row of the target class: the key of another class's row, or of none. Read
  * through the write's session (its transaction, when there is one) with MikroORM's query builder,
  * which adds the target's discriminator condition as `em.find` does and applies no filter (a
- * reference to a row a filter hides is MikroORM's to accept).
+ * relation to a filtered target is filtered-references.ts's to check, with the filters on).
  */
 export async function unloadableReferences<F extends ReferenceField>(
   session: EntityManager,

@@ -13,6 +13,7 @@ import { Entity, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/l
 import { ormFromUrl } from '../../../adapters/mikro-orm/connect.js';
 import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
 import { runtimeFiltersOf } from '../../../adapters/mikro-orm/runtime-filters.js';
+import { ApiError } from '../../../lib/errors.js';
 import { FrameworkModel } from '../../../lib/model/framework-model.js';
 import type { ListQuery, ModelClass, RawRecord } from '../../../lib/types.js';
 import {
@@ -158,6 +159,27 @@ for (const target of databaseTargets()) {
           );
           const read = await adapter.get(adapter.openSession(), Volume, volumes[1]?.id as number);
           assert.equal(read?.shelf ?? null, null);
+        });
+
+        it(`${mode}: a write naming a row the filter hides is refused like a key naming no row`, async () => {
+          const adapter = adapters[mode];
+          const onTop = volumes[0]?.id as number;
+          const refused = (error: unknown): boolean =>
+            error instanceof ApiError &&
+            error.status === 422 &&
+            JSON.stringify(error.errors) ===
+              JSON.stringify([{ path: 'shelf', message: 'References a record that does not exist.' }]);
+          // The seed put a volume on the attic before the filter: added later, it counts from then on.
+          await assert.rejects(
+            adapter.update(adapter.openSession(), Volume, onTop, { shelf: shelves[1]?.id }),
+            refused,
+          );
+          await assert.rejects(
+            adapter.create(adapter.openSession(), Volume, { name: 'up', shelf: shelves[1]?.id }),
+            refused,
+          );
+          const stored = await adapter.orm.em.fork().findOne(Volume, onTop);
+          assert.equal(stored?.shelf?.id, shelves[0]?.id);
         });
       }
 
