@@ -27,6 +27,7 @@ import { INT32_MAX, INT32_MIN } from '../../lib/schema/model-schemas.js';
 import type { FieldDescription, FieldType } from '../../lib/types.js';
 import { columnTypeOf } from './column-type.js';
 import { dialectOf } from './dialect.js';
+import { isUntypedString } from './untyped-properties.js';
 
 // Order matters only for subclasses; MikroORM's types do not extend each other.
 const BY_CUSTOM_TYPE: readonly [abstract new (...args: never[]) => Type<unknown, unknown>, FieldType][] = [
@@ -113,6 +114,9 @@ export function fieldTypeOf(prop: EntityProperty, platform?: Platform): FieldTyp
     // A user's own type: its JSON form is whatever its value (or toJSON) is, whatever the column.
     if (isUserType(prop)) return 'json';
   }
+  // A type MikroORM could not tell holds strings in its varchar column, which SQLite calls `text`:
+  // served as a string everywhere (untyped-properties.ts).
+  if (isUntypedString(prop, platform)) return 'string';
   const typeName = typeof prop.type === 'string' ? prop.type.toLowerCase() : '';
   // `Date` (reflected design type) is a timestamp unless declared otherwise.
   if (typeName === 'date' && prop.runtimeType === 'Date') return 'datetime';

@@ -24,6 +24,7 @@ import { filteredTargetReferences } from './filtered-references.js';
 import { readBackReason } from './read-back.js';
 import { runtimeFiltersOf } from './runtime-filters.js';
 import { subclassReferences } from './subclass-references.js';
+import { warnUntypedProperties } from './untyped-properties.js';
 import { type Decoder, decoderFor, type Encoder, encoderFor } from './values.js';
 
 /** One served field with everything needed to read and write it. */
@@ -297,6 +298,7 @@ export function buildPlan(orm: AnyMikroORM, model: ModelClass, planOf?: PlanReso
   const byName = new Map(fields.map((plan) => [plan.field.name, plan]));
   refuseForcedObjects(orm, meta, fields);
   warnFilterArguments(orm, meta);
+  warnUntypedProperties(meta, fields);
   const declared = Object.keys(meta.filters).length > 0 || Object.keys(orm.config.get('filters')).length > 0;
   const runtime = runtimeFiltersOf(orm);
   let obstacle: string | undefined;
