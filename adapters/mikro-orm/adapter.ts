@@ -42,7 +42,6 @@ import { referencesNothing } from './errors.js';
 import { AdapterFailures, isMalformedKey } from './failures.js';
 import { loadListenerObstacle, missingInternal, queryObstacle } from './fast-path.js';
 import { hiddenReferences } from './filtered-references.js';
-import { readCollations } from './key-comparison.js';
 import { LinkReader } from './links.js';
 import { type ListStatement, ListStatements } from './list-statements.js';
 import { type Lookup, prepareLookup } from './lookup.js';
@@ -67,6 +66,7 @@ import { updateSchemaSafely } from './schema.js';
 import { markWritten, readFromPrimary } from './session-state.js';
 import { type NamedStatements, StatementRunner } from './statements.js';
 import { unloadableReferences } from './subclass-references.js';
+import { readCollationsOrWarn } from './unread-collations.js';
 
 /** Options of `new MikroOrmAdapter(orm, options)`. */
 export interface MikroOrmAdapterOptions {
@@ -118,16 +118,6 @@ function fastPathUnavailable(orm: AnyMikroORM): string | undefined {
     { code: 'KMA_FAST_PATH_OFF' },
   );
   return `MikroORM lacks ${missing}`;
-}
-
-/** Reads the column collations; a failure leaves keys paired as declared, with one warning. */
-async function readCollationsOrWarn(orm: AnyMikroORM): Promise<void> {
-  await readCollations(orm).catch((error: unknown) => {
-    process.emitWarning(
-      `koa-model-api: the column collations could not be read (${error instanceof Error ? error.message : String(error)}); include= pairs text keys exactly unless a MySQL/MariaDB key declares its collation.`,
-      { code: 'KMA_COLLATIONS_UNREAD' },
-    );
-  });
 }
 
 /** The `OrmAdapter` over MikroORM; the session is a forked `EntityManager`. */

@@ -11,6 +11,7 @@ import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { SqliteDriver } from '@mikro-orm/sqlite';
 import { isConnectionError, toApiError } from '../../../adapters/mikro-orm/errors.js';
 import { MikroOrmAdapter, mikroOrmOptions } from '../../../adapters/mikro-orm/index.js';
+import { unreadCollationsWarning } from '../../../adapters/mikro-orm/unread-collations.js';
 import { ApiError } from '../../../lib/errors.js';
 import { fixtureModels, mikroOrmFixtureEntities } from '../../fixtures/mikro-orm/index.js';
 
@@ -42,6 +43,11 @@ for (const url of ['postgres://postgres@127.0.0.1:1/kma_none', 'mariadb://root@1
       process.off('warning', collect);
       // Connecting succeeds without the collations: include= then pairs keys exactly, as warned.
       assert.equal(warnings.length, 1, warnings.join('\n'));
+      // The warning is the only sign at start: it says the database is unreachable, and where.
+      assert.match(
+        warnings[0] ?? '',
+        /^koa-model-api: could not reach the database \(ECONNREFUSED 127\.0\.0\.1:1\): .*requests answer 503/,
+      );
       try {
         await assert.rejects(adapter.ping(), assertUnavailable);
         const session = adapter.openSession();
@@ -57,6 +63,36 @@ for (const url of ['postgres://postgres@127.0.0.1:1/kma_none', 'mariadb://root@1
     });
   });
 }
+
+describe('The start-up warning of unread collations', () => {
+  it('names the unreachable database, through wrapped and aggregated socket errors', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED ::1:5439'), {
+      code: 'ECONNREFUSED',
+      address: '::1',
+      port: 5439,
+    });
+    const dual = new AggregateError([refused], 'connect failed');
+    assert.match(
+      unreadCollationsWarning(new Error('wrapped', { cause: dual })),
+      /could not reach the database \(ECONNREFUSED ::1:5439\)/,
+    );
+    const unknownHost = Object.assign(new Error('getaddrinfo ENOTFOUND db.invalid'), {
+      code: 'ENOTFOUND',
+      hostname: 'db.invalid',
+    });
+    assert.match(
+      unreadCollationsWarning(unknownHost),
+      /could not reach the database \(ENOTFOUND db\.invalid\): getaddrinfo/,
+    );
+  });
+
+  it('keeps the plain wording for a failure that is not about reaching the database', () => {
+    assert.equal(
+      unreadCollationsWarning(new Error('permission denied for table columns')),
+      'koa-model-api: the column collations could not be read (permission denied for table columns); include= pairs text keys exactly unless a MySQL/MariaDB key declares its collation.',
+    );
+  });
+});
 
 describe('MikroORM error mapping', () => {
   let orm: MikroORM;
