@@ -7,7 +7,9 @@
  * @module koa-model-api
  */
 export { Application, type ApplicationOptions, type ListenOptions, type PathKind } from './application.js';
-export { AuthMixin } from './auth/auth-mixin.js';
+// AuthMixin's return type names AuthModelConstructor: a user's `declaration: true` build writes it
+// into the user model's .d.ts, which it can only do through an entry point the user imports.
+export { AuthMixin, type AuthModelConstructor, type AuthModelFields } from './auth/auth-mixin.js';
 export { AuthRouter } from './auth/auth-router.js';
 export type {
   CrudLikeOptions,

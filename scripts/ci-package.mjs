@@ -3,7 +3,10 @@
 // commands with the tarball in place of `koa-model-api`, its tsconfig.json (no skipLibCheck), its
 // package.json (`"type": "module"` and the `scripts` block), the guide's three recipe files under
 // `src/` — compiles it with the project's own TypeScript (`npm run build`, the guide's `tsc`), starts
-// it with `npm start`, sends requests, and stops it with SIGTERM.
+// it with `npm start`, sends requests, and stops it with SIGTERM. It then compiles the same project
+// with `declaration: true` (a library-style build) into a separate folder, which fails when a type
+// the user's .d.ts must name (the base class of `extends AuthMixin(FrameworkModel)`) is not
+// reachable from the entry point the user imports.
 //
 // It packs from a temporary copy of the repository whose node_modules is a link to the checkout's,
 // so the checkout's dist/ (which the main suite is reading at the same time) is never rebuilt.
@@ -275,6 +278,16 @@ async function startAndRequest(project, env) {
   if (answered) log('stopped by SIGTERM: the port refuses connections');
 }
 
+/** The project's own `tsc` with `declaration: true`, declarations only, outside its dist/. */
+function compileDeclarations(project, env) {
+  const tsc = join(project, 'node_modules', '.bin', 'tsc');
+  run(tsc, ['-p', '.', '--declaration', '--emitDeclarationOnly', '--outDir', 'declarations'], project, env);
+  const emitted = readFileSync(join(project, 'declarations', 'entities.d.ts'), 'utf8');
+  if (emitted.includes('dist/lib/'))
+    throw new Error(`entities.d.ts names a path into the package:\n${emitted}`);
+  log('declaration: true compiles');
+}
+
 const work = mkdtempSync(join(tmpdir(), 'kma-package-'));
 let failed = false;
 try {
@@ -292,6 +305,7 @@ try {
   at = Date.now();
   await startAndRequest(project, env);
   log(`built, started and answered in ${seconds(at)}`);
+  compileDeclarations(project, env);
 } catch (error) {
   failed = true;
   console.error(`ci-package: FAILED: ${error instanceof Error ? error.message : String(error)}`);

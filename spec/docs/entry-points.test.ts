@@ -63,6 +63,8 @@ const ROOT_NAMES = {
     'AuthRouter',
     'AuthMixin',
   ],
+  // Named by the type of `AuthMixin(…)`, so a user's `declaration: true` build can write it.
+  declarationEmit: ['AuthModelConstructor', 'AuthModelFields'],
   errors: [
     'ApiError',
     'ConfigurationError',
