@@ -197,6 +197,15 @@ export class ApiError extends Error {
     return new ApiError('not_found', detail);
   }
 
+  /**
+   * 404 exactly as the generated routes answer for an id with no record, `No Article with id "2".`:
+   * a policy throws it to hide a record the caller may not know of (`model` and `id` from its input).
+   */
+  static recordNotFound(model: { readonly name: string }, id: unknown): ApiError {
+    // Cut, like any echo of the request: the path's id can be as long as the URL.
+    return new ApiError('not_found', `No ${model.name} with id "${String(id).slice(0, 100)}".`);
+  }
+
   /** 405 with `Allow`. */
   static methodNotAllowed(allowed: readonly string[]): ApiError {
     return new ApiError('method_not_allowed', `Allowed methods: ${allowed.join(', ')}.`, {

@@ -27,7 +27,7 @@ async function admit(plan: CrudPlan, ctx: AppContext, method: CrudMethod): Promi
 }
 
 function noId(plan: CrudPlan, raw: string | undefined): ApiError {
-  return ApiError.notFound(`No ${plan.model.name} with id "${String(raw).slice(0, 100)}".`);
+  return ApiError.recordNotFound(plan.model, raw);
 }
 
 /** The id of the path, or 404 when no record could have it. */
@@ -251,7 +251,7 @@ export async function update(
     Object.keys(data).length === 0
       ? current
       : await plan.adapter.update(sessionOf(ctx, plan.adapter), plan.options.model, id, data);
-  if (row === undefined) throw ApiError.notFound(`No ${plan.model.name} with id "${String(id)}".`);
+  if (row === undefined) throw noId(plan, String(id));
   send(ctx, 200, plan.serialize(row));
 }
 
@@ -273,6 +273,6 @@ export async function remove(
     if (deciding !== undefined) await deciding;
   }
   const deleted = await plan.adapter.delete(sessionOf(ctx, plan.adapter), plan.options.model, id);
-  if (!deleted) throw ApiError.notFound(`No ${plan.model.name} with id "${String(id)}".`);
+  if (!deleted) throw noId(plan, String(id));
   ctx.status = 204;
 }

@@ -2,7 +2,7 @@
 import { Application, CrudRouter, type OrmAdapter } from '../../../lib/index.js';
 import { API_KEY_SCHEME, apiKeyAuth } from './api-key.js';
 import { Article, Writer } from './models.js';
-import { adminOnly, ownerOrAdmin, publishedOrOwner } from './policies.js';
+import { adminOnly, ownerOrAdmin, ownerOrAdminHidingDrafts, publishedOrOwner } from './policies.js';
 
 /** `/articles` (public reads of published articles, writes by their owners) and `/writers` (key holders only). */
 export function createArticlesApp(adapter: OrmAdapter): Application {
@@ -16,8 +16,8 @@ export function createArticlesApp(adapter: OrmAdapter): Application {
     policy: {
       GET: publishedOrOwner(maybeSignedIn),
       POST: ownerOrAdmin(signedIn),
-      PUT: ownerOrAdmin(signedIn),
-      DELETE: ownerOrAdmin(signedIn),
+      PUT: ownerOrAdminHidingDrafts(signedIn),
+      DELETE: ownerOrAdminHidingDrafts(signedIn),
     },
   }).register_routes(app);
 

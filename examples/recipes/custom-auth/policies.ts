@@ -3,7 +3,13 @@
  * `description` for the OpenAPI document. `authenticate` is the dependency a policy runs when the
  * router itself is not secured.
  */
-import { ApiError, type AuthDependency, type Policy, type RecordId } from '../../../lib/index.js';
+import {
+  ApiError,
+  type AuthDependency,
+  type Policy,
+  type PolicyInput,
+  type RecordId,
+} from '../../../lib/index.js';
 
 const same = (a: unknown, b: RecordId | undefined): boolean => b !== undefined && String(a) === String(b);
 
@@ -32,8 +38,18 @@ export function ownerOrAdmin(authenticate: AuthDependency, field = 'owner'): Pol
 }
 
 /**
- * Published records for everyone; a draft for its owner and administrators, and 404 for anyone
- * else, as if it did not exist. Lists show published records (administrators see all).
+ * Throws the 404 a missing id gets (`No Article with id "2".`) when the caller may not know that the
+ * record exists: a draft (`published` false) that is not theirs, unless they are an administrator.
+ */
+function hideOthersDrafts({ user, model, record }: PolicyInput, field: string): void {
+  if (record === undefined || record.published === true) return;
+  if (user?.isAdmin === true || same(record[field], user?.id)) return;
+  throw ApiError.recordNotFound(model, record[model.primaryKey]);
+}
+
+/**
+ * Published records for everyone; a draft for its owner and administrators, and for anyone else
+ * the same 404 as an id with no record. Lists show published records (administrators see all).
  */
 export function publishedOrOwner(authenticate: AuthDependency, field = 'owner'): Policy {
   return {
@@ -41,13 +57,24 @@ export function publishedOrOwner(authenticate: AuthDependency, field = 'owner'):
     requiresUser: false,
     authenticate,
     description: 'Anyone reads published records; a draft only its owner or an administrator.',
-    allows: ({ user, record }) => {
-      if (record === undefined || record.published === true) return true;
-      if (user?.isAdmin === true || same(record[field], user?.id)) return true;
-      throw ApiError.notFound();
+    allows: (input) => {
+      hideOthersDrafts(input, field);
+      return true;
     },
     // Scope conditions are ANDed with the client's filters: "published OR mine" cannot be one list.
     scope: ({ user }) =>
       user?.isAdmin === true ? undefined : [{ field: 'published', op: '$eq', value: true }],
+  };
+}
+
+/** `ownerOrAdmin` for writes to records with drafts: someone else's draft answers 404 as if missing, not 403. */
+export function ownerOrAdminHidingDrafts(authenticate: AuthDependency, field = 'owner'): Policy {
+  const policy = ownerOrAdmin(authenticate, field);
+  return {
+    ...policy,
+    allows: (input) => {
+      hideOthersDrafts(input, field);
+      return policy.allows(input);
+    },
   };
 }

@@ -118,6 +118,34 @@ describe('the published-or-owner policy', () => {
     assert.equal(await status(`/articles/${draft}`), 404);
   });
 
+  it("someone else's draft answers exactly as a missing id on GET, PUT, PATCH and DELETE", async () => {
+    const missing = 999_999;
+    const answer = async (id: number, method: string, headers?: KeyHeader) => {
+      const response = await server.request(`/articles/${id}`, {
+        method,
+        ...(headers === undefined ? {} : { headers }),
+        ...(method === 'PUT' || method === 'PATCH' ? { json: { title: 'Taken over' } } : {}),
+      });
+      // The id is the one difference a client may see: it is in the path it sent.
+      const body = (await response.text()).replaceAll(`\\"${id}\\"`, '\\"<id>\\"');
+      return { status: response.status, type: response.headers.get('content-type'), body };
+    };
+    for (const method of ['GET', 'PUT', 'PATCH', 'DELETE']) {
+      for (const headers of [keys.bob, undefined]) {
+        if (headers === undefined && method !== 'GET') continue; // writes need a key: 401 for both
+        const hidden = await answer(draft, method, headers);
+        assert.equal(hidden.status, 404, `${method} of someone else's draft`);
+        assert.deepEqual(hidden, await answer(missing, method, headers), `${method}: draft vs missing id`);
+      }
+    }
+    // Hidden, not gone; and a published article of someone else is still a 403 to change.
+    assert.equal(await status(`/articles/${draft}`, { headers: keys.ann }), 200);
+    assert.equal(
+      await status(`/articles/${published}`, { method: 'PATCH', headers: keys.bob, json: { title: 'X' } }),
+      403,
+    );
+  });
+
   it('lists show published articles, all of them to admins', async () => {
     const titles = async (headers?: Record<string, string>) =>
       (
@@ -133,7 +161,7 @@ describe('the published-or-owner policy', () => {
   it('only the owner (or an admin) edits, and publishing makes it public', async () => {
     assert.equal(
       await status(`/articles/${draft}`, { method: 'PATCH', headers: keys.bob, json: { published: true } }),
-      403,
+      404,
     );
     assert.equal(
       await status(`/articles/${draft}`, { method: 'PATCH', headers: keys.ann, json: { published: true } }),
