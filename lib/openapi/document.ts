@@ -8,6 +8,7 @@ import type { AuthDependency, ModelClass, Policy } from '../types.js';
 import { baseComponents } from './components.js';
 import { type CrudBuildContext, crudPathItems } from './crud-operations.js';
 import { humanize, OperationIdAllocator, operationIdFromPath } from './naming.js';
+import { followRenames, widens } from './plugin-names.js';
 import type { CrudRoutesDoc, OperationDoc, SecuritySchemeObject } from './types.js';
 
 /** The `info` object of the document. */
@@ -160,6 +161,24 @@ export function buildOpenApiDocument(sources: OpenApiSources): Record<string, un
     if (!routesOf.has(doc.description.model)) routesOf.set(doc.description.model, index);
   });
   const recordNames = new Map<string, string>();
+  // Plugin schemas whose name a router's record schema has not yet claimed, and where the ones
+  // that had to move went (see plugin-names.ts).
+  const pluginNames = new Set(Object.keys(sources.schemas));
+  const moved = new Map<string, string>();
+  /** Gives `name` to a router's record schema, moving a plugin's schema of that name if it must. */
+  const claim = (name: string, schema: JsonSchema): void => {
+    const plugin = components.schemas[name];
+    if (!pluginNames.delete(name) || plugin === undefined) return;
+    if (widens(schema, plugin)) {
+      components.schemas[name] = schema;
+      return;
+    }
+    let free = `${name}2`;
+    for (let n = 3; free in components.schemas || free in sources.schemas; n++) free = `${name}${n}`;
+    components.schemas[free] = plugin;
+    delete components.schemas[name];
+    moved.set(name, free);
+  };
 
   const context: CrudBuildContext = {
     schema(name, schema) {
@@ -176,6 +195,7 @@ export function buildOpenApiDocument(sources: OpenApiSources): Record<string, un
     securityScheme: schemeResolver(sources.securitySchemes),
     record(doc, schema, shape = 'record') {
       const name = shape === 'record' ? doc.description.name : `${doc.description.name}Fields`;
+      claim(name, schema);
       const ref = context.schema(name, schema);
       const index = sources.crud.indexOf(doc);
       const key = `${shape}:${index}`;
@@ -217,6 +237,9 @@ export function buildOpenApiDocument(sources: OpenApiSources): Record<string, un
     for (const [path, item] of Object.entries(crudPathItems(doc, context))) paths[path] = item;
   }
   for (const schema of Object.values(components.schemas)) resolvePendingRecords(schema, recordNames);
+  for (const name of Object.keys(sources.schemas))
+    followRenames(components.schemas[moved.get(name) ?? name], moved);
+  for (const op of extra) followRenames(op.operation, moved);
   for (const op of extra) {
     paths[op.path] ??= {};
     (paths[op.path] as Record<string, unknown>)[op.method] = op.operation;

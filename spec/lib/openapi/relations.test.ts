@@ -210,16 +210,33 @@ describe('OpenAPI: read schemas of related records', () => {
   });
 
   it("refers to the name the document gave the target's schema, registered before or after", () => {
-    // A plugin took `Author`: the model's read schema is `Author2`, and relations say so.
-    const renamed = documentOf(libraryDocs(ALL), (registry) =>
-      registry.addSchema('Author', { type: 'object' }),
-    );
-    const renamedSchemas = at(renamed, 'components', 'schemas');
-    assert.equal(at(renamedSchemas, 'Author').type, 'object');
-    assert.ok('books' in at(renamedSchemas, 'Author2', 'properties'));
-    assert.deepEqual((at(renamedSchemas, 'Book', 'properties', 'author').oneOf as Json[])[1], {
-      $ref: '#/components/schemas/Author2',
+    // A plugin declared another `Author`: the model's read schema keeps `Author` (routes.md's
+    // `<Model>`), relations say so, and the plugin's schema and its references move to `Author2`.
+    const renamed = documentOf(libraryDocs(ALL), (registry) => {
+      registry.addSchema('Author', { type: 'object' });
+      registry.addOperation({
+        method: 'get',
+        path: '/me',
+        operation: {
+          responses: {
+            '200': {
+              description: 'Me.',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Author' } } },
+            },
+          },
+        },
+      });
     });
+    const renamedSchemas = at(renamed, 'components', 'schemas');
+    assert.deepEqual(at(renamedSchemas, 'Author2'), { type: 'object' });
+    assert.ok('books' in at(renamedSchemas, 'Author', 'properties'));
+    assert.deepEqual((at(renamedSchemas, 'Book', 'properties', 'author').oneOf as Json[])[1], {
+      $ref: '#/components/schemas/Author',
+    });
+    assert.deepEqual(
+      at(renamed, 'paths', '/me', 'get', 'responses', '200', 'content', 'application/json', 'schema'),
+      { $ref: '#/components/schemas/Author2' },
+    );
     assert.equal(
       /\\u0000(record|fields):/.test(JSON.stringify(renamed)),
       false,
