@@ -6,9 +6,10 @@ import { Router } from '@koa/router';
 import type Koa from 'koa';
 import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
 import { AuthRouter, allowedMethods, CrudRouter, problemDetails } from '../../../lib/index.js';
+import { serveApiDocs } from './api-docs.js';
 import { Bookmark, User } from './entities.js';
 
-/** Connects to `url` and serves `/api/register`, `/api/login`, `/api/bookmarks…` and `/api/me` from one router. */
+/** Connects to `url` and serves `/api/register`, `/api/login`, `/api/bookmarks…` and `/api/me` from one router, documented at `/openapi.json` and `/docs`. */
 export async function mountApiRouter(koa: Koa, url: string): Promise<MikroOrmAdapter> {
   const adapter = await MikroOrmAdapter.connect({ url, entities: [User, Bookmark] });
   await adapter.orm.schema.update({ safe: true });
@@ -38,5 +39,7 @@ export async function mountApiRouter(koa: Koa, url: string): Promise<MikroOrmAda
   // A wrong method is the framework's 405 problem (with `Allow`), `OPTIONS` a 204, as under
   // `Application`; `api.allowedMethods()` would answer them in plain text.
   koa.use(allowedMethods(api));
+  // GET /openapi.json and Swagger UI at /docs, for the routers above (see api-docs.ts).
+  serveApiDocs(koa, { title: 'Bookmarks', adapter, auth, routers: [bookmarks], prefix: '/api' });
   return adapter;
 }

@@ -104,6 +104,32 @@ for (const target of databaseTargets()) {
       assert.equal(options.headers.get('allow'), 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS');
       assert.equal((await server.request('/bookmarks', { headers: ann })).status, 404);
     });
+
+    it('serves the routers’ OpenAPI document at /openapi.json and Swagger UI at /docs', async () => {
+      const response = await server.request('/openapi.json');
+      assert.equal(response.status, 200);
+      const document = (await response.json()) as {
+        servers: { url: string }[];
+        paths: Record<string, Record<string, unknown>>;
+      };
+      assert.deepEqual(document.servers, [{ url: '/api' }]);
+      for (const path of ['/register', '/login', '/bookmarks', '/bookmarks/{id}'])
+        assert.ok(path in document.paths, `${path} documented`);
+      // Each documented path, under the server URL, is one the app serves: none answers 404.
+      const headers = await signUp('docs-reader');
+      for (const path of Object.keys(document.paths)) {
+        const served = await server.request(`/api${path.replace('{id}', '1')}`, {
+          method: 'OPTIONS',
+          headers,
+        });
+        assert.notEqual(served.status, 404, `/api${path}`);
+      }
+      const page = await server.request('/docs');
+      assert.equal(page.status, 200);
+      assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+      assert.match(await page.text(), /openapi\.json/);
+      assert.equal((await server.request('/openapi.json', { method: 'POST' })).status, 405);
+    });
   });
 }
 
