@@ -20,6 +20,7 @@ const GUIDES = [
   'deployment',
   'authentication',
   'relations',
+  'testing',
 ] as const;
 /** The sentence each guide carries once, so readers know why the recipe files look different. */
 const PACKAGE_NOTE = 'The recipes import from relative paths of this repository';
