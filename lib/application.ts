@@ -293,11 +293,17 @@ export class Application {
     if (server !== undefined) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      // Idle keep-alive sockets that become idle after their response are closed too.
+      // Requests that arrive on a kept-alive socket after this are told the socket closes.
       server.on('request', (_req, res) => res.setHeader('Connection', 'close'));
+      // A socket whose in-flight response ends after this turns idle: closed within a sweep rather
+      // than after the keep-alive timeout (5 s), which would hold the process that long. A sweep
+      // during shutdown only, so that serving requests costs nothing for it.
+      const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+      sweep.unref();
       const deadline = setTimeout(() => server.closeAllConnections(), this.shutdownTimeoutMs);
       deadline.unref();
       await closed;
+      clearInterval(sweep);
       clearTimeout(deadline);
     }
     // A database that stopped answering must not hold the process: the adapter gets the same deadline.
@@ -316,6 +322,9 @@ export class Application {
     }
   }
 }
+
+/** How often a closing server closes the sockets that turned idle since the last look. */
+const IDLE_SWEEP_MS = 50;
 
 /** A positive whole number of milliseconds from the options, or the default. */
 function positiveMs(value: number | undefined, fallback: number, name: string): number {

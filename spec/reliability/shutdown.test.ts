@@ -212,3 +212,56 @@ describe('Application.close() with shutdownTimeoutMs', () => {
     assert.equal(typeof response, 'string', 'nothing listens any more');
   });
 });
+
+describe('Application.close() with a request in flight on a kept-alive connection', () => {
+  const quiet: Logger = { info: () => {}, warn: () => {}, error: () => {} };
+  let adapter: MikroOrmAdapter;
+  let app: Application;
+  let base: string;
+  let socket: Socket | undefined;
+
+  before(async () => {
+    adapter = await MikroOrmAdapter.connect({
+      url: 'sqlite::memory:',
+      entities: blogEntities,
+      schema: 'create',
+    });
+    // A deadline far beyond Node's 5 s keep-alive timeout: only the idle sweep can close the socket early.
+    app = new Application({ title: 'Keep-alive', adapter, logger: quiet, shutdownTimeoutMs: 20_000 });
+    new CrudRouter({ model: Category }).register_routes(app);
+    const server = await app.listen(0, '127.0.0.1');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  after(() => socket?.destroy());
+
+  it('answers it, then closes its socket and returns at once, not after the keep-alive timeout', async () => {
+    const url = new URL(base);
+    const open = await new Promise<Socket>((resolve) => {
+      const opened = connect(Number(url.port), url.hostname, () => resolve(opened));
+      opened.on('error', () => {});
+    });
+    socket = open;
+    const body = '{"name":"kept alive"}';
+    let received = '';
+    open.on('data', (chunk: Buffer) => {
+      received += chunk.toString();
+    });
+    const socketClosed = new Promise<number>((resolve) => open.once('close', () => resolve(Date.now())));
+    // Half the body: the request is in flight when close() is called.
+    open.write(
+      `POST /categories HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = Date.now();
+    const closing = app.close().then(() => Date.now());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    open.write(body.slice(5));
+
+    const closedAt = await socketClosed;
+    const finished = await closing;
+    assert.match(received, /^HTTP\/1\.1 201/, `the in-flight request is answered: ${received.slice(0, 200)}`);
+    assert.ok(closedAt - started < 1_000, `its socket is closed soon after the answer (${closedAt - started} ms)`);
+    assert.ok(finished - started < 1_500, `close() returns soon after (${finished - started} ms)`);
+  });
+});
