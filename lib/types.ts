@@ -137,6 +137,12 @@ export interface FieldDescription {
    */
   readonly singlePrecision?: boolean;
   /**
+   * The ORM sorts the field by a declared list of its values (MikroORM's `customOrder`), not by
+   * the values themselves: a comparison with a cursor's value would follow another order, so keyset
+   * paging refuses it as a sort key (offset paging sorts by it).
+   */
+  readonly customOrder?: boolean;
+  /**
    * False when `$like`/`$ilike` do not apply although the kind is text-like: the database does not
    * keep the value as text (a PostgreSQL `uuid`, native enum or `inet` column). Absent: they apply
    * to `string`, `text`, `uuid` and `enum` fields.

@@ -478,6 +478,7 @@ function fieldFacts(
     ...(type === 'number' && !computed && columns !== undefined && isSinglePrecision(prop, columns)
       ? { singlePrecision: true }
       : {}),
+    ...(prop.customOrder !== undefined && prop.customOrder.length > 0 ? { customOrder: true } : {}),
     ...(TEXT_TYPES.has(type) && columns !== undefined && !takesPatterns(prop, type)
       ? { patterns: false }
       : {}),

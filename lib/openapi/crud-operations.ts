@@ -146,6 +146,11 @@ function listParameters(
   if (related.length > 0) {
     after.description = `${after.description} Nor when a sort key goes through a relation (\`${related[0]}\`).`;
   }
+  const customOrder = model.fields.filter((field) => field.customOrder === true && !field.hidden);
+  if (customOrder.length > 0) {
+    const names = customOrder.map((field) => `\`${field.name}\``).join(', ');
+    after.description = `${after.description} Nor when a sort key is sorted in a custom order of its values (${names}): page such sorts with \`offset\`.`;
+  }
   return [
     parameterRef('Limit'),
     parameterRef('Offset'),

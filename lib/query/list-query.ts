@@ -526,6 +526,9 @@ function keysetProblem(field: FieldDescription | undefined, primary: boolean): s
     return 'may be null, and keyset paging cannot sort by a nullable field; sort by non-null fields or page with offset';
   if (field.singlePrecision === true)
     return `is stored in single precision, which the values a cursor holds do not match exactly, ${cannot}`;
+  // ORDER BY follows the declared list (a CASE), a comparison with a value its natural order.
+  if (field.customOrder === true)
+    return `is sorted in a custom order of its values, which comparisons with a cursor's value do not follow, ${cannot}`;
   // A cursor is made from the last row's values, and a row carries a lazy value only when asked.
   if (field.lazy === true) return `is loaded only on request, ${cannot}`;
   // Only a default order names these: a request's sort names readable, sortable fields only.
