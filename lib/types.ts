@@ -124,6 +124,11 @@ export interface FieldDescription {
   readonly generated: boolean;
   /** A client may set it through the generated routes (false for keys and protected fields). */
   readonly writable: boolean;
+  /**
+   * The ORM sets the value on every update (MikroORM's `onUpdate`), over a client's: update bodies
+   * do not take it (dropped, or named in a 422 with `strict`); a create may give it.
+   */
+  readonly setOnUpdate?: boolean;
   /** Longest accepted string, in characters (`maxLength` in the schema). */
   readonly maxLength?: number;
   /** Smallest value of an `integer` field (its column's bound, a safe integer); -2147483648 when absent. */

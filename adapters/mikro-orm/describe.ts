@@ -458,6 +458,9 @@ function fieldFacts(
     generated,
     // Generated columns, version counters and computed values belong to the database and the ORM.
     ...(prop.generated !== undefined || prop.version === true || computed ? { writable: false } : {}),
+    // MikroORM's onUpdate overwrites an assigned value in the entity, but not in the row when it
+    // returns the stored one: a client's value would be stored or not by chance.
+    ...(prop.onUpdate !== undefined && !computed ? { setOnUpdate: true } : {}),
     ...(computed ? { computed: true } : {}),
     ...(prop.lazy === true ? { lazy: true } : {}),
     ...(getter || inverse || variant || type === 'object' || type === 'array' ? { queryable: false } : {}),

@@ -227,6 +227,10 @@ function valueSchema(field: FieldDescription, mode: SchemaMode, body = mode !== 
   if (mode === 'create' && field.default !== undefined && isJsonValue(field.default)) {
     schema.default = field.default;
   }
+  if (mode === 'create' && field.setOnUpdate === true) {
+    schema.description =
+      schema.description === undefined ? ON_UPDATE_NOTE : `${schema.description} ${ON_UPDATE_NOTE}`;
+  }
   if (mode === 'read') {
     if (field.computed === true || field.variant === true) schema.readOnly = true;
     if (field.lazy === true) {
@@ -284,10 +288,23 @@ function isClientWritable(field: FieldDescription): boolean {
   return field.writable && field.computed !== true && !field.hidden;
 }
 
-/** The nested fields of an object field that a write body may give. */
-export function writableNestedFields(field: FieldDescription): FieldDescription[] {
-  return (field.fields ?? []).filter(isClientWritable);
+/** Whether an update body may give the field: not a key, and not one the ORM sets on every update. */
+function isUpdateWritable(field: FieldDescription): boolean {
+  return !field.primary && field.setOnUpdate !== true;
 }
+
+/** The nested fields of an object field that a write body (a create's by default) may give. */
+export function writableNestedFields(
+  field: FieldDescription,
+  mode: 'create' | 'update' = 'create',
+): FieldDescription[] {
+  return (field.fields ?? []).filter(
+    (inner) => isClientWritable(inner) && (mode === 'create' || isUpdateWritable(inner)),
+  );
+}
+
+/** What a create body's value of an `onUpdate` field becomes, for readers of the document. */
+const ON_UPDATE_NOTE = 'The server sets it on every update: update bodies do not take it.';
 
 /** What an update's embedded object means, for readers of the document. */
 const PARTIAL_OBJECT_NOTE =
@@ -303,7 +320,9 @@ function writeObjectSchema(
   mode: 'create' | 'update',
   body: boolean,
 ): JsonSchema {
-  const writable = nested.filter(isClientWritable);
+  const writable = nested.filter(
+    (field) => isClientWritable(field) && (mode === 'create' || field.setOnUpdate !== true),
+  );
   const properties: Record<string, JsonSchema> = {};
   for (const field of writable) properties[field.name] = valueSchema(field, mode, body);
   if (mode === 'update') return { ...objectSchema(properties, []), description: PARTIAL_OBJECT_NOTE };
@@ -382,8 +401,9 @@ function writeProperties(
 ): Record<string, JsonSchema> {
   const properties: Record<string, JsonSchema> = {};
   for (const field of writableFields(model, options)) {
-    // A natural key is given on create and never changed: updates do not offer it.
-    if (mode === 'update' && field.primary) continue;
+    // A natural key is given on create and never changed, and the ORM sets an `onUpdate` field on
+    // every update: updates do not offer them.
+    if (mode === 'update' && !isUpdateWritable(field)) continue;
     properties[field.name] = valueSchema(field, mode);
   }
   for (const collection of writableCollections(model, options.readOnlyFields)) {

@@ -76,10 +76,13 @@ interface KeyPlan {
 }
 
 /** The plan of an embedded object's keys, built once. */
-function nestedPlan(field: FieldDescription, label: string): KeyPlan {
+function nestedPlan(field: FieldDescription, label: string, mode: 'create' | 'update'): KeyPlan {
   const accepted = new Map<string, KeyPlan | null>();
-  for (const inner of writableNestedFields(field)) {
-    accepted.set(inner.name, inner.type === 'object' ? nestedPlan(inner, `${label}.${inner.name}`) : null);
+  for (const inner of writableNestedFields(field, mode)) {
+    accepted.set(
+      inner.name,
+      inner.type === 'object' ? nestedPlan(inner, `${label}.${inner.name}`, mode) : null,
+    );
   }
   return { label, accepted, known: new Set((field.fields ?? []).map((inner) => inner.name)) };
 }
@@ -188,7 +191,8 @@ function missingNestedFields(
     const value = given[field.name];
     if (!isPlainObject(value)) continue;
     const current = isPlainObject(stored) ? stored[field.name] : undefined;
-    const nested = writableNestedFields(field);
+    // An `onUpdate` field of a new object is the ORM's to set, as in a stored one.
+    const nested = writableNestedFields(field, 'update');
     const path = `${prefix}${field.name}`;
     if (!isPlainObject(current)) {
       for (const inner of nested)
@@ -238,7 +242,7 @@ export function compileWriteValidator(
     const field = model.fieldsByName.get(name);
     // An extra (plugin) field wins over a model field of the same name: its value is not the model's.
     const isModelObject = field?.type === 'object' && options.extraFields?.[name] === undefined;
-    accepted.set(name, isModelObject ? nestedPlan(field, `${model.name}.${name}`) : null);
+    accepted.set(name, isModelObject ? nestedPlan(field, `${model.name}.${name}`, options.mode) : null);
   }
   const known = new Set([
     ...model.fieldsByName.keys(),

@@ -42,6 +42,7 @@ export function describeFields(model: ModelClass, fields: Record<string, FieldIn
       ...(field.property === undefined ? {} : { property: field.property }),
       ...(field.itemType === undefined ? {} : { itemType: field.itemType }),
       ...(field.fields === undefined ? {} : { fields: field.fields }),
+      ...(field.setOnUpdate === undefined ? {} : { setOnUpdate: field.setOnUpdate }),
     })),
   });
 }

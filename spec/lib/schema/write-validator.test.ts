@@ -322,3 +322,60 @@ describe('compileWriteValidator: embedded objects, arrays and computed fields', 
     assert.deepEqual(update({ weights: [0.5, 2], ratings: null }), { weights: [0.5, 2], ratings: null });
   });
 });
+
+describe('compileWriteValidator: fields the ORM sets on every update (onUpdate)', () => {
+  class Ledger extends FrameworkModel {}
+  const touched = {
+    name: 'touched',
+    type: 'string',
+    nullable: true,
+    required: false,
+    hasDefault: false,
+    unique: false,
+    hidden: false,
+    primary: false,
+    generated: false,
+    writable: true,
+    setOnUpdate: true,
+  } as const;
+  const ledger = describeFields(Ledger, {
+    title: { type: 'string' },
+    stamp: { type: 'string', setOnUpdate: true },
+    audit: {
+      type: 'object',
+      nullable: true,
+      fields: [
+        { ...touched, name: 'note', setOnUpdate: false },
+        { ...touched, nullable: false, required: true },
+      ],
+    },
+  });
+
+  it('takes them on create, at the top and inside an embedded object', () => {
+    const create = compileWriteValidator(ledger, { mode: 'create', strict: true });
+    const body = { title: 't', stamp: 's', audit: { note: 'n', touched: 'x' } };
+    assert.deepEqual(create(body), body);
+    assert.deepEqual(
+      problems(() => create({ title: 't', stamp: 's', audit: { note: 'n' } })),
+      [{ path: 'audit.touched', message: 'is required' }],
+    );
+  });
+
+  it('drops them on update, or names them with strict; a new object does not need them', () => {
+    const update = compileWriteValidator(ledger, { mode: 'update', strict: false });
+    assert.deepEqual(update({ title: 'u', stamp: 's', audit: { note: 'n', touched: 'x' } }), {
+      title: 'u',
+      audit: { note: 'n' },
+    });
+    const strictUpdate = compileWriteValidator(ledger, { mode: 'update', strict: true });
+    assert.deepEqual(
+      problems(() => strictUpdate({ stamp: 's', audit: { touched: 'x' } }))
+        .map((error) => error.path)
+        .sort(),
+      ['audit.touched', 'stamp'],
+    );
+    assert.deepEqual(strictUpdate({ audit: { note: 'n' } }, { id: 1, title: 't', stamp: 's', audit: null }), {
+      audit: { note: 'n' },
+    });
+  });
+});
