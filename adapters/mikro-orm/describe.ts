@@ -518,12 +518,20 @@ function embeddedFields(
     .filter(({ child }) => child !== undefined)
     .map(({ child, flat }) => {
       const facts = fieldFacts(target, child, initial, varcharLength, platform, columns);
+      // An embeddable nested inside JSON: its values are read through the entity's own flattened
+      // properties (`work~geo`), whose paths carry the casts MikroORM queries with; the
+      // embeddable's own view of them (`Address.geo`) has neither path nor cast.
+      const inner =
+        columns === undefined && facts.type === 'object'
+          ? { fields: embeddedFields(target, flat, varcharLength, platform, undefined) }
+          : {};
       const writable = facts.writable ?? true;
       // Inside JSON, MikroORM compares `json_extract(…)`, which some databases read otherwise.
       const limit =
         columns === undefined && facts.type !== 'object' ? jsonFilterLimit(facts, flat, dialect) : undefined;
       return {
         ...facts,
+        ...inner,
         primary: false,
         writable,
         ...(limit === undefined ? {} : { filterLimit: limit }),

@@ -30,11 +30,25 @@ const MeterSchema = defineEntity({
   properties: { id: p.integer().primary(), spec: () => p.embedded(MeterSpec).object().nullable() },
 });
 
+/** Table `docks`: RigSpec nested inline inside an `object: true` embeddable, `spec.inner`. */
+class Dock extends FrameworkModel {}
+class DockSpec {}
+const DockSpecSchema = defineEntity({
+  class: DockSpec,
+  embeddable: true,
+  properties: { level: p.integer(), inner: () => p.embedded(RigSpec).nullable() },
+});
+const DockSchema = defineEntity({
+  class: Dock,
+  properties: { id: p.integer().primary(), spec: () => p.embedded(DockSpec).object().nullable() },
+});
+
 const CATALOGUE: Catalogue = {
-  entities: [Rig, RigSpec, MeterSchema, MeterSpecSchema],
+  entities: [Rig, RigSpec, MeterSchema, MeterSpecSchema, DockSchema, DockSpecSchema],
   routes: new Map<ModelClass, string>([
     [Rig, '/rigs'],
     [Meter, '/meters'],
+    [Dock, '/docks'],
   ]),
 };
 
@@ -163,8 +177,14 @@ function passes(field: FieldDescription, stored: unknown, op: FilterOperator, ra
   }
 }
 
-/** The `em.find` condition of a filter on `spec.<name>`. */
-function whereOf(field: FieldDescription, name: string, op: FilterOperator, raw: string): object {
+/** The `em.find` condition of a filter on `<path>.<name>`. */
+function whereOf(
+  field: FieldDescription,
+  path: readonly string[],
+  name: string,
+  op: FilterOperator,
+  raw: string,
+): object {
   const typed = (text: string): unknown =>
     field.type === 'datetime'
       ? new Date(text)
@@ -185,7 +205,14 @@ function whereOf(field: FieldDescription, name: string, op: FilterOperator, raw:
           : op === '$like'
             ? { $like: raw }
             : { [op]: typed(raw) };
-  return { spec: { [name]: condition } };
+  return path.reduceRight<object>((inner, step) => ({ [step]: inner }), { [name]: condition });
+}
+
+/** A row's values as `em.create` takes them, at `path` below `spec` (a date-time as a Date). */
+function specOf(values: Json | null, path: readonly string[]): unknown {
+  if (values === null) return null;
+  const typed = { ...values, ...(values.built ? { built: new Date(String(values.built)) } : {}) };
+  return path.slice(1).reduceRight<Json>((inner, step, level) => ({ level, [step]: inner }), typed);
 }
 
 /** Rows as given, after emptying the table: `em.create` writes every key, null included (a JSON null). */
@@ -193,18 +220,11 @@ async function seedRows(
   env: FidelityEnv,
   model: ModelClass,
   rows: readonly (Json | null)[],
+  path: readonly string[],
 ): Promise<unknown[]> {
   const em = env.em();
   await em.nativeDelete(model as never, {});
-  const entities = rows.map((spec) =>
-    em.create(
-      model as never,
-      {
-        spec:
-          spec === null ? null : { ...spec, ...(spec.built ? { built: new Date(String(spec.built)) } : {}) },
-      } as never,
-    ),
-  );
+  const entities = rows.map((values) => em.create(model as never, { spec: specOf(values, path) } as never));
   await em.flush();
   return entities.map((entity) => (entity as { id: unknown }).id);
 }
@@ -224,13 +244,17 @@ async function checkFilters(
   route: string,
   rows: readonly (Json | null)[],
   filters: readonly (readonly [string, FilterOperator, string])[],
+  path: readonly string[] = ['spec'],
 ): Promise<{ refused: string[] }> {
-  const ids = await seedRows(env, model, rows);
-  const spec = env.adapter.describe(model).fieldsByName.get('spec');
+  const ids = await seedRows(env, model, rows, path);
+  const [head, ...rest] = path;
+  let spec = env.adapter.describe(model).fieldsByName.get(head as string);
+  for (const step of rest) spec = spec?.fields?.find((inner) => inner.name === step);
   const refused: string[] = [];
+  const prefix = path.join('.');
   for (const [name, op, raw] of filters) {
     const field = spec?.fields?.find((inner) => inner.name === name) as FieldDescription;
-    const query = `filter[spec.${name}][${op}]=${encodeURIComponent(raw)}`;
+    const query = `filter[${prefix}.${name}][${op}]=${encodeURIComponent(raw)}`;
     const answer = await env.send('GET', `${route}?${query}&sort=id`);
     if (takes(field, op, raw)) {
       const expected = ids.filter((_, i) => {
@@ -244,7 +268,7 @@ async function checkFilters(
       // MikroORM agrees where the API answers ($like is the adapter's own SQL).
       if (op !== '$like')
         assert.deepEqual(
-          await env.mikroIds(model, whereOf(field, name, op, raw), { id: 'asc' }),
+          await env.mikroIds(model, whereOf(field, path, name, op, raw), { id: 'asc' }),
           expected,
           query,
         );
@@ -253,7 +277,7 @@ async function checkFilters(
       assert.equal(answer.status, 400, `${query}: ${JSON.stringify(answer.body)}`);
       const body = answer.body as { code?: string; detail?: string };
       assert.equal(body.code, 'invalid_query', query);
-      assert.ok(body.detail?.startsWith(`filter[spec.${name}]`), `${query}: ${body.detail}`);
+      assert.ok(body.detail?.startsWith(`filter[${prefix}.${name}]`), `${query}: ${body.detail}`);
       assert.ok(body.detail?.includes(field.filterLimit?.reason ?? '\u0000'), `${query}: ${body.detail}`);
     }
   }
@@ -315,6 +339,16 @@ await describeFidelity(
       );
     });
 
+    it('hold alike for an embeddable nested inside the JSON (`spec.inner.cores`), as em.find filters it', async () => {
+      const e = env();
+      const rig = await checkFilters(e, Rig, '/rigs', RIGS, RIG_FILTERS);
+      const dock = await checkFilters(e, Dock, '/docks', RIGS, RIG_FILTERS, ['spec', 'inner']);
+      assert.deepEqual(
+        dock.refused,
+        rig.refused.map((query) => query.replace('filter[spec.', 'filter[spec.inner.')),
+      );
+    });
+
     it('on a field MikroORM compares uncast (PostgreSQL), only $exists', async () => {
       const e = env();
       const { refused } = await checkFilters(e, Meter, '/meters', METERS, METER_FILTERS);
@@ -332,14 +366,23 @@ await describeFidelity(
 
     it('the OpenAPI document offers exactly the filters taken', async () => {
       const e = env();
-      for (const [model, route] of [
-        [Rig, '/rigs'],
-        [Meter, '/meters'],
+      for (const [model, route, path] of [
+        [Rig, '/rigs', 'spec'],
+        [Meter, '/meters', 'spec'],
+        [Dock, '/docks', 'spec.inner'],
       ] as const) {
         const offered = await documented(e, route);
-        for (const field of e.adapter.describe(model).fieldsByName.get('spec')?.fields ?? []) {
+        const fields =
+          path === 'spec'
+            ? e.adapter.describe(model).fieldsByName.get('spec')?.fields
+            : e.adapter
+                .describe(model)
+                .fieldsByName.get('spec')
+                ?.fields?.find((field) => field.name === 'inner')?.fields;
+        assert.ok(fields !== undefined && fields.length > 0, path);
+        for (const field of fields) {
           const ops = filterOperatorsOf(field);
-          const name = `filter[spec.${field.name}]`;
+          const name = `filter[${path}.${field.name}]`;
           // A field no filter is taken on has no parameter.
           assert.deepEqual(offered.get(name), ops.length === 0 ? undefined : ops, name);
         }
