@@ -49,6 +49,8 @@ export const ERROR_CATALOGUE = {
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   /** 422: the body is readable but breaks the model's rules; `errors` names each field. */
   validation_failed: { status: 422, title: 'Validation failed' },
+  /** 422: the record cannot be stored without a value only the server can give (a field clients never see); the server log names it. */
+  server_value_missing: { status: 422, title: 'Server value missing' },
   /** 429: too many login attempts; `Retry-After` says when to try again. */
   too_many_requests: { status: 429, title: 'Too many requests' },
   /** 431: the request's headers are larger than the server reads (answered by the HTTP server). */
@@ -234,6 +236,22 @@ export class ApiError extends Error {
   /** 422: one entry per invalid field. */
   static validation(errors: readonly FieldError[], detail = 'The request body is invalid.'): ApiError {
     return new ApiError('validation_failed', detail, { errors });
+  }
+
+  /**
+   * 422: a write lacks a value of fields clients can neither see nor send (hidden ones), which the
+   * server must provide; the body names none of them, the cause (logged) names them all.
+   */
+  static serverValueMissing(model: string, fields: readonly string[]): ApiError {
+    return new ApiError(
+      'server_value_missing',
+      'The record cannot be stored: a value the server must provide is missing.',
+      {
+        cause: new Error(
+          `${model}: a write has no value for ${fields.join(', ')}, which clients can neither see nor send (hidden); give ${fields.length === 1 ? 'it' : 'them'} a default or onCreate, set ${fields.length === 1 ? 'it' : 'them'} in a hook, a subscriber or the router's write hooks, or make ${fields.length === 1 ? 'it' : 'them'} nullable.`,
+        ),
+      },
+    );
   }
 
   /** 429 with `Retry-After` in seconds. */

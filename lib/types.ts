@@ -233,6 +233,11 @@ export interface ModelDescription {
   /** Records leave out every field whose value is null, as the ORM serializes them (MikroORM's `forceUndefined`). */
   readonly omitsNull?: boolean;
   /**
+   * The ORM runs code of the application's on create (lifecycle hooks, event subscribers) that may
+   * set fields no client sends: a hidden required field may be filled there.
+   */
+  readonly createHooks?: boolean;
+  /**
    * The order the ORM gives the model's rows (MikroORM's entity `orderBy`): list routes sort by
    * the request's keys, then by these where the request named no key starting with the same
    * field, then by the primary key. A key may be any field, hidden ones included, a field inside an

@@ -26,6 +26,7 @@ import { TEXT_TYPES } from '../../lib/query/list-query.js';
 import type { FieldDescription, FieldType, ModelClass } from '../../lib/types.js';
 import { checkColumnAgreement } from './column-agreement.js';
 import { declaredTableName, omittedWhenDeclared } from './conventions.js';
+import { hasCreateHooks } from './create-hooks.js';
 import { decimalDigitsOf } from './decimal-digits.js';
 import { dialectOf } from './dialect.js';
 import { fieldTypeOf, integerRangeOf, SAFE_INTEGERS, stringLengthOf } from './field-types.js';
@@ -641,5 +642,6 @@ export function modelFacts(orm: AnyMikroORM, model: ModelClass): ModelFacts {
     ...(hasNoOwnRows(meta) ? { creatable: false } : {}),
     // MikroORM's `forceUndefined` loads null as undefined, which its serializer leaves out.
     ...(orm.config.get('forceUndefined') === true ? { omitsNull: true } : {}),
+    ...(hasCreateHooks(orm.em.getEventManager(), meta) ? { createHooks: true } : {}),
   };
 }

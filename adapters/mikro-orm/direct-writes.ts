@@ -16,9 +16,9 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { type EntityMetadata, type EntityProperty, JsonType, ReferenceKind } from '@mikro-orm/core';
 import type { SqlEntityManager } from '@mikro-orm/sql';
-import { ApiError } from '../../lib/errors.js';
 import { storedProperties } from './describe.js';
 import type { ModelPlan } from './plan.js';
+import { missingValues } from './server-values.js';
 import type { StatementRunner } from './statements.js';
 
 type Row = Record<string, unknown>;
@@ -210,10 +210,13 @@ export async function directInsert(
   runner: StatementRunner,
 ): Promise<{ row: Row } | { id: unknown }> {
   const stored = insertValues(plan, direct, values);
-  // The unit of work refuses a missing required value before any SQL, naming it; so does this path.
-  const missing = direct.required.filter((name) => stored[name] === undefined);
-  if (missing.length > 0)
-    throw ApiError.validation(missing.map((path) => ({ path, message: 'A value is required.' })));
+  // The unit of work refuses a missing required value before any SQL, naming the first in metadata
+  // order (ChangeSetPersister.validateRequired); so does this path, so that both modes answer alike.
+  const missing = direct.required.find((name) => stored[name] === undefined);
+  if (missing !== undefined) {
+    const prop = plan.byName.get(missing)?.prop.name ?? missing;
+    throw missingValues(plan.meta, [{ prop, json: missing }]);
+  }
   const qb = queryBuilder(session, plan).insert(stored as AnyEntity);
   if (direct.returning) {
     const { sql, params } = qb.returning(direct.columns as AnyEntity).toQuery();

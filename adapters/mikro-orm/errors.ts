@@ -29,6 +29,7 @@ import {
 } from './constraint-fields.js';
 import { jsonNameOf } from './describe.js';
 import type { ErrorContext } from './error-context.js';
+import { missingValues } from './server-values.js';
 import { outOfRange, tooLong } from './unfit-values.js';
 
 // Node socket errors, PostgreSQL class 08/57P0x, MySQL client codes, SQLite open/lock failures.
@@ -222,11 +223,10 @@ export function toApiError(error: unknown, context: ErrorContext): unknown {
       meta.props.map((prop) => prop.name),
       [],
     );
-    const errors: FieldError[] = fields.map((name) => ({
-      path: jsonName(meta, name),
-      message: 'A value is required.',
-    }));
-    return ApiError.validation(errors);
+    return missingValues(
+      meta,
+      fields.map((name) => ({ prop: name, json: jsonName(meta, name) })),
+    );
   }
   if (error instanceof CheckConstraintViolationException) return checkViolation(error, context);
   if (isDataError(error)) {

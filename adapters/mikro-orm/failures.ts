@@ -19,6 +19,7 @@ import type { AnyMikroORM } from './describe.js';
 import type { ConstraintKind, ErrorContext } from './error-context.js';
 import { isConnectionError, quotesInput, toApiError } from './errors.js';
 import type { ModelPlan } from './plan.js';
+import { missingValues } from './server-values.js';
 
 // PostgreSQL's input conversions of a parameter that fail: bad syntax, out of range, a bad date or time.
 const INPUT_CODES = new Set(['22P02', '22003', '22007', '22008']);
@@ -75,7 +76,7 @@ export class AdapterFailures {
       const prop = required?.[1];
       if (prop !== undefined) {
         const name = plan.meta.properties[prop as never] === undefined ? prop : jsonName(plan, prop);
-        return ApiError.validation([{ path: name, message: 'A value is required.' }]);
+        return missingValues(plan.meta, [{ prop, json: name }]);
       }
       // An enum array with an item outside the enum, a value of the wrong type: MikroORM names the property.
       const named =

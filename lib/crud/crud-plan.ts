@@ -14,6 +14,7 @@ import { compileSerializer, type Serializer } from '../schema/serializer.js';
 import { compileWriteValidator, type WriteValidator } from '../schema/write-validator.js';
 import type { AppContext, AppState, ModelClass, ModelDescription, OrmAdapter, RawRecord } from '../types.js';
 import type { ResolvedCrudOptions } from './crud-options.js';
+import { warnHiddenRequired } from './hidden-required.js';
 
 /** A relation whose target is served, with the plan of the router serving it. */
 export interface ServedRelation extends IncludableRelation {
@@ -241,6 +242,7 @@ export function compileCrudPlan(
   const ownerField = knowsCaller(options) ? ownerFieldOf(options, model) : undefined;
   const readOnlyFields: ReadonlySet<string> = new Set(ownerField === undefined ? [] : [ownerField]);
   const hooks = options.writeHooks;
+  warnHiddenRequired(model, { writeHooks: hooks !== undefined, ownerField });
   const compile = (mode: 'create' | 'update'): WriteValidator =>
     compileWriteValidator(model, {
       mode,

@@ -50,6 +50,8 @@ export function toApiError(error: unknown, logger: Logger): ApiError {
   if (error instanceof ApiError) {
     if (error.code === 'service_unavailable') warnUnavailable(error, logger);
     else if (error.status >= 500) logger.error('request failed', error.cause ?? error);
+    // A set-up mistake the client cannot fix or see: the operator learns which fields.
+    else if (error.code === 'server_value_missing') logger.error('request failed', error.cause ?? error);
     return error;
   }
   const httpError = error as HttpLikeError;

@@ -37,6 +37,8 @@ export interface ModelFacts {
   readonly creatable?: boolean;
   /** True when the ORM's serialization leaves null values out (MikroORM's `forceUndefined`): so do records. */
   readonly omitsNull?: boolean;
+  /** The ORM runs the application's code on create (hooks, subscribers), which may fill hidden fields. */
+  readonly createHooks?: boolean;
   /** The order the ORM gives the model's rows when a query names none (see `ModelDescription.defaultOrder`). */
   readonly defaultOrder?: readonly SortKey[];
 }
@@ -195,6 +197,7 @@ export function buildModelDescription(facts: ModelFacts): ModelDescription {
     ...(facts.readOnly === true ? { readOnly: true } : {}),
     ...(facts.creatable === false ? { creatable: false } : {}),
     ...(facts.omitsNull === true ? { omitsNull: true } : {}),
+    ...(facts.createHooks === true ? { createHooks: true } : {}),
     ...(defaultOrder === undefined ? {} : { defaultOrder }),
   });
 }
