@@ -18,6 +18,7 @@ import {
   servedProperties,
 } from './describe.js';
 import { type Dialect, dialectOf } from './dialect.js';
+import { refuseEagerRelations } from './eager-relations.js';
 import { fastPathObstacle } from './fast-path.js';
 import { hasBuiltInType } from './field-types.js';
 import { filteredTargetReferences } from './filtered-references.js';
@@ -297,6 +298,7 @@ export function buildPlan(orm: AnyMikroORM, model: ModelClass, planOf?: PlanReso
   );
   const byName = new Map(fields.map((plan) => [plan.field.name, plan]));
   refuseForcedObjects(orm, meta, fields);
+  refuseEagerRelations(meta);
   warnFilterArguments(orm, meta);
   warnUntypedProperties(meta, fields);
   const declared = Object.keys(meta.filters).length > 0 || Object.keys(orm.config.get('filters')).length > 0;

@@ -1,13 +1,14 @@
 /**
  * Models the adapter cannot serve as MikroORM serializes them are refused when they are
  * registered, with a ConfigurationError naming the model and the property, in both modes: a
- * custom type whose toJSON changes the value with no fromJSON, and a property with a `serializer`;
- * and, from the ORM's configuration, relations under `serialization.forceObject` and a table name
+ * custom type whose toJSON changes the value with no fromJSON, a property with a `serializer`, a
+ * visible `eager` relation (toObject() embeds what the API serves as a key or leaves out); and,
+ * from the ORM's configuration, relations under `serialization.forceObject` and a table name
  * no URL carries.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { EntitySchema } from '@mikro-orm/core';
+import { type Collection, EntitySchema } from '@mikro-orm/core';
 import { MikroOrmAdapter } from '../../../../adapters/mikro-orm/index.js';
 import { ConfigurationError } from '../../../../lib/errors.js';
 import { Application, CrudRouter } from '../../../../lib/index.js';
@@ -116,3 +117,87 @@ describe('MikroORM fidelity: refusals that come from the ORM configuration', () 
     }
   });
 });
+
+/** Tables `pens`, `hounds`, `hutches` and `pups`: relations MikroORM loads with every row (`eager`). */
+class Pen {
+  id!: number;
+  name!: string;
+}
+class Hound {
+  id!: number;
+  pen!: Pen;
+}
+class Hutch {
+  id!: number;
+  pups!: Collection<Pup>;
+}
+class Pup {
+  id!: number;
+  hutch!: Hutch;
+}
+
+/** A fresh set of the eager entities. */
+function eagerEntities(): EntitySchema[] {
+  return [
+    new EntitySchema({
+      class: Pen,
+      properties: { id: { type: 'integer', primary: true }, name: { type: 'string' } },
+    }),
+    // toObject() embeds the pen: `{ id, name }` where the API serves its key.
+    new EntitySchema({
+      class: Hound,
+      properties: {
+        id: { type: 'integer', primary: true },
+        pen: { kind: 'm:1', entity: () => Pen, eager: true },
+      },
+    }),
+    // toObject() shows the pups as an array, where a record leaves its collections out.
+    new EntitySchema({
+      class: Hutch,
+      properties: {
+        id: { type: 'integer', primary: true },
+        pups: { kind: '1:m', entity: () => Pup, mappedBy: 'hutch', eager: true },
+      },
+    }),
+    // Hidden: toObject() never shows it, so neither does the API.
+    new EntitySchema({
+      class: Pup,
+      properties: {
+        id: { type: 'integer', primary: true },
+        hutch: { kind: 'm:1', entity: () => Hutch, eager: true, hidden: true, nullable: true },
+      },
+    }),
+  ] as EntitySchema[];
+}
+
+for (const mode of MODES) {
+  describe(`MikroORM fidelity: eager relations (${mode} mode)`, () => {
+    it('a visible eager to-one or collection is refused, naming the property and include=; a hidden one is served', async () => {
+      const adapter = await MikroOrmAdapter.connect({
+        url: 'sqlite::memory:',
+        entities: eagerEntities(),
+        schema: 'create',
+        mode,
+      });
+      try {
+        const app = new Application({ title: 'eager', adapter });
+        for (const [model, property] of [
+          [Hound, 'pen'],
+          [Hutch, 'pups'],
+        ] as const) {
+          assert.throws(
+            () => new CrudRouter({ model }).register_routes(app),
+            (error: unknown) =>
+              error instanceof ConfigurationError &&
+              error.message.includes(`${model.name}.${property}: with \`eager: true\``) &&
+              error.message.includes(`include=${property}`),
+          );
+        }
+        new CrudRouter({ model: Pen }).register_routes(app);
+        new CrudRouter({ model: Pup }).register_routes(app);
+      } finally {
+        await adapter.close();
+      }
+    });
+  });
+}
