@@ -261,7 +261,10 @@ describe('Application.close() with a request in flight on a kept-alive connectio
     const closedAt = await socketClosed;
     const finished = await closing;
     assert.match(received, /^HTTP\/1\.1 201/, `the in-flight request is answered: ${received.slice(0, 200)}`);
-    assert.ok(closedAt - started < 1_000, `its socket is closed soon after the answer (${closedAt - started} ms)`);
+    assert.ok(
+      closedAt - started < 1_000,
+      `its socket is closed soon after the answer (${closedAt - started} ms)`,
+    );
     assert.ok(finished - started < 1_500, `close() returns soon after (${finished - started} ms)`);
   });
 });
