@@ -4,11 +4,13 @@
  * connection only after a BEGIN, COMMIT or ROLLBACK that succeeded: a backend ended inside a
  * transaction (a failover, a PgBouncer KILL, `pg_terminate_backend`, `idle_session_timeout`) stays
  * checked out for ever, and once the pool's every connection is lost so, each request waits for the
- * connect timeout and answers 503 although the database is back.
+ * connect timeout and answers 503 although the database is back. A connection whose statement timed
+ * out on the client is ended first (timed-out-connections.ts), so it is rescued the same way.
  */
+import { endOnQueryTimeout, type TimedClient } from './timed-out-connections.js';
 
 /** The part of a `pg` client the guard watches. */
-interface GuardedClient {
+interface GuardedClient extends TimedClient {
   release?: (error?: Error) => void;
   once(event: 'end', listener: () => void): unknown;
 }
@@ -28,7 +30,10 @@ const GRACE_MS = 1_000;
 
 const guarded = new WeakSet<object>();
 
-/** Watches a pool (once): a connection that ends while checked out is released after a grace period. */
+/**
+ * Watches a pool (once): a connection whose statement times out on the client is ended, and one that
+ * ends while checked out is released after a grace period.
+ */
 export function guardPool(pool: GuardedPool): void {
   if (guarded.has(pool)) return;
   guarded.add(pool);
@@ -36,6 +41,7 @@ export function guardPool(pool: GuardedPool): void {
   pool.on('acquire', (client) => checkedOut.add(client));
   pool.on('release', (_error, client) => checkedOut.delete(client));
   pool.on('connect', (client) => {
+    endOnQueryTimeout(client);
     client.once('end', () => {
       if (!checkedOut.has(client)) return;
       setTimeout(() => {
