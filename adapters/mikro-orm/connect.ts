@@ -36,9 +36,11 @@ export interface MikroOrmConnectOptions
    * How long one statement may take, in ms, before it fails with 503. PostgreSQL and MySQL/MariaDB
    * stop it on the server (`statement_timeout`, `max_execution_time` for MySQL SELECTs,
    * `max_statement_time` on MariaDB), so a request that gives up also frees the database; the
-   * PostgreSQL client also gives up 500 ms later on its own, for a server that stopped answering.
-   * Default 4 000. Behind PgBouncer in transaction mode the session setting does not follow the
-   * client: set `statement_timeout` on the role instead (docs/deployment.md).
+   * PostgreSQL client also gives up 500 ms later on its own, for a server that stopped answering,
+   * and closes that connection: a request that meets a frozen PostgreSQL server answers 503 within
+   * `connectTimeoutMs` + `queryTimeoutMs` + 500 ms (7.5 s with the defaults). Default 4 000. Behind
+   * PgBouncer in transaction mode the session setting does not follow the client: set
+   * `statement_timeout` on the role instead (docs/deployment.md).
    */
   readonly queryTimeoutMs?: number;
   /** Connection pool bounds. */
@@ -138,7 +140,8 @@ async function defaultMetadataProvider(): Promise<(new (...args: never[]) => Met
 
 // The client's own limit comes after the server's, so that normally the server's cancel arrives
 // first (a clean error, and the connection stays usable); it only acts for a silent server, which
-// must still be answered 503 within 5 s of the request (spec/reliability/outage.test.ts).
+// must still be answered 503 within 5 s of the request when a connection is free
+// (spec/reliability/outage.test.ts), and after the pool's wait otherwise (frozen-server.test.ts).
 const CLIENT_GRACE_MS = 500;
 
 /**
