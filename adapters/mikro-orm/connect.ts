@@ -6,6 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type IDatabaseDriver, type MetadataProvider, MikroORM, type Options } from '@mikro-orm/core';
 import { ConfigurationError } from '../../lib/errors.js';
+import { boundMySqlPools } from './mysql-bounds.js';
 import { mikroOrmOptions } from './options.js';
 import { updateSchemaSafely } from './schema.js';
 
@@ -36,11 +37,11 @@ export interface MikroOrmConnectOptions
    * How long one statement may take, in ms, before it fails with 503. PostgreSQL and MySQL/MariaDB
    * stop it on the server (`statement_timeout`, `max_execution_time` for MySQL SELECTs,
    * `max_statement_time` on MariaDB), so a request that gives up also frees the database; the
-   * PostgreSQL client also gives up 500 ms later on its own, for a server that stopped answering,
-   * and closes that connection: a request that meets a frozen PostgreSQL server answers 503 within
-   * `connectTimeoutMs` + `queryTimeoutMs` + 500 ms (7.5 s with the defaults). Default 4 000. Behind
-   * PgBouncer in transaction mode the session setting does not follow the client: set
-   * `statement_timeout` on the role instead (docs/deployment.md).
+   * client also gives up 500 ms later on its own, for a server that stopped answering, and closes
+   * that connection, whose state is unknown (PostgreSQL and MySQL/MariaDB): a request that meets a
+   * frozen server answers 503 within `connectTimeoutMs` + `queryTimeoutMs` + 500 ms (7.5 s with the
+   * defaults). Default 4 000. Behind PgBouncer in transaction mode the session setting does not
+   * follow the client: set `statement_timeout` on the role instead (docs/deployment.md).
    */
   readonly queryTimeoutMs?: number;
   /** Connection pool bounds. */
@@ -257,6 +258,8 @@ export async function ormFromUrl(options: MikroOrmConnectOptions): Promise<Mikro
   };
   const orm = await MikroORM.init(mikroOrmOptions(config));
   try {
+    if (choice.packageName === '@mikro-orm/mysql')
+      await boundMySqlPools(orm, { statementMs: queryTimeoutMs + CLIENT_GRACE_MS });
     if (schema === 'update') await updateSchemaSafely(orm);
     if (schema === 'create') await orm.schema.create();
   } catch (error) {

@@ -1,0 +1,92 @@
+/**
+ * A client-side statement limit for MySQL/MariaDB, for a server that stops answering (frozen, or
+ * behind a network partition), where the server's own `max_statement_time` cannot act. mysql2's
+ * per-query `timeout` calls back with PROTOCOL_SEQUENCE_TIMEOUT but leaves the connection in the
+ * pool with the statement still pending: the next request given that connection would queue behind
+ * it. So the pool MikroORM built is wrapped where Kysely takes its connections
+ * (`pool.getConnection`): every connection handed out runs its statements with mysql2's `timeout`,
+ * after which it is destroyed, never reused.
+ */
+import type { AnyMikroORM } from './describe.js';
+
+/** The part of a mysql2 pool connection the bounds use. */
+interface PooledConnection {
+  query(sql: unknown, values?: unknown, callback?: unknown): unknown;
+  release(): void;
+  destroy(): void;
+  readonly stream?: { destroy(): void };
+}
+
+type ConnectionCallback = (error: Error | null, connection?: PooledConnection) => void;
+
+/** The part of a mysql2 pool the bounds wrap: the method Kysely's MysqlDriver acquires with. */
+interface MysqlPool {
+  getConnection(callback: ConnectionCallback): void;
+}
+
+/** The limit, in ms, of one statement. */
+export interface MySqlBounds {
+  readonly statementMs: number;
+}
+
+const boundPools = new WeakSet<object>();
+const boundConnections = new WeakSet<object>();
+
+/**
+ * Runs each callback-style statement with mysql2's `timeout`; when it expires the connection is
+ * destroyed before its holder hears of it, so no release can put it back in the pool: whether the
+ * server ran, is running or will run the statement is unknown. Closing the socket also makes the
+ * server end the session, and roll its transaction back, as soon as it reads again.
+ */
+function boundStatements(connection: PooledConnection, ms: number): void {
+  if (boundConnections.has(connection)) return;
+  boundConnections.add(connection);
+  const query = connection.query.bind(connection);
+  connection.query = (sql: unknown, values?: unknown, callback?: unknown) => {
+    // Kysely calls query(sql, parameters, callback); its streaming form (no callback) is left as is.
+    if (typeof callback !== 'function' || typeof sql !== 'string') return query(sql, values, callback);
+    // No `KILL` over another connection, as Kysely's killSession sends: after a failover or a
+    // restart the same connection id may name another client's session.
+    let answered = false;
+    return query({ sql, timeout: ms }, values, (error: unknown, ...results: unknown[]) => {
+      // mysql2 calls back again with the closed connection's error after its timeout: once is enough.
+      if (answered) return;
+      answered = true;
+      if ((error as { code?: unknown } | null)?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') {
+        connection.destroy();
+        connection.stream?.destroy();
+      }
+      (callback as (...args: unknown[]) => void)(error, ...results);
+    });
+  };
+}
+
+/** Bounds the statements of a mysql2 pool's connections (once): each within `statementMs`. */
+export function boundPool(pool: MysqlPool, bounds: MySqlBounds): void {
+  if (boundPools.has(pool)) return;
+  boundPools.add(pool);
+  const getConnection = pool.getConnection.bind(pool);
+  pool.getConnection = (callback) =>
+    getConnection((error, connection) => {
+      if (connection !== undefined) boundStatements(connection, bounds.statementMs);
+      callback(error, connection);
+    });
+}
+
+/** The MySQL connections of an ORM: the primary's and each read replica's. */
+function connectionsOf(orm: AnyMikroORM): { getNativeClient(): Promise<unknown> }[] {
+  const driver = orm.em.getDriver();
+  // `replicas` is protected in MikroORM's types; the driver offers no way to list them all.
+  const replicas = (driver as unknown as { replicas?: unknown[] }).replicas ?? [];
+  return [driver.getConnection('write'), ...replicas] as { getNativeClient(): Promise<unknown> }[];
+}
+
+/**
+ * Bounds the pools of a connected MySQL/MariaDB ORM (MikroORM builds them at connect, with no hook
+ * for the mysql2 pool; a later `orm.reconnect()` builds new, unbounded ones).
+ */
+export async function boundMySqlPools(orm: AnyMikroORM, bounds: MySqlBounds): Promise<void> {
+  for (const connection of connectionsOf(orm)) {
+    boundPool((await connection.getNativeClient()) as MysqlPool, bounds);
+  }
+}
