@@ -30,7 +30,7 @@ export interface MikroOrmConnectOptions
   readonly debug?: boolean;
   /**
    * How long to wait for a new database connection (or a free one from the pool), in ms, before
-   * answering 503. Default 3 000. PostgreSQL and MySQL/MariaDB.
+   * answering 503; each time a request takes one. Default 3 000. PostgreSQL and MySQL/MariaDB.
    */
   readonly connectTimeoutMs?: number;
   /**
@@ -259,7 +259,10 @@ export async function ormFromUrl(options: MikroOrmConnectOptions): Promise<Mikro
   const orm = await MikroORM.init(mikroOrmOptions(config));
   try {
     if (choice.packageName === '@mikro-orm/mysql')
-      await boundMySqlPools(orm, { statementMs: queryTimeoutMs + CLIENT_GRACE_MS });
+      await boundMySqlPools(orm, {
+        acquireMs: connectTimeoutMs,
+        statementMs: queryTimeoutMs + CLIENT_GRACE_MS,
+      });
     if (schema === 'update') await updateSchemaSafely(orm);
     if (schema === 'create') await orm.schema.create();
   } catch (error) {

@@ -1,11 +1,13 @@
 /**
- * A client-side statement limit for MySQL/MariaDB, for a server that stops answering (frozen, or
- * behind a network partition), where the server's own `max_statement_time` cannot act. mysql2's
- * per-query `timeout` calls back with PROTOCOL_SEQUENCE_TIMEOUT but leaves the connection in the
- * pool with the statement still pending: the next request given that connection would queue behind
- * it. So the pool MikroORM built is wrapped where Kysely takes its connections
- * (`pool.getConnection`): every connection handed out runs its statements with mysql2's `timeout`,
- * after which it is destroyed, never reused.
+ * Client-side time limits for MySQL/MariaDB, for a server that stops answering (frozen, or behind a
+ * network partition), where the server's own `max_statement_time` cannot act. Neither mysql2's pool
+ * nor Kysely's MysqlDialect bounds the wait for a free pooled connection (mysql2's pool options are
+ * `connectionLimit`, `maxIdle`, `idleTimeout`, `queueLimit`, `waitForConnections`,
+ * `resetOnRelease`), and mysql2's per-query `timeout` calls back with PROTOCOL_SEQUENCE_TIMEOUT but
+ * leaves the connection in the pool with the statement still pending: the next request given that
+ * connection would queue behind it. So the pool MikroORM built is wrapped where Kysely takes its
+ * connections (`pool.getConnection`): the wait is bounded, and every connection handed out runs its
+ * statements with mysql2's `timeout`, after which it is destroyed, never reused.
  */
 import type { AnyMikroORM } from './describe.js';
 
@@ -24,13 +26,24 @@ interface MysqlPool {
   getConnection(callback: ConnectionCallback): void;
 }
 
-/** The limit, in ms, of one statement. */
+/** The limits, in ms: waiting for a pooled connection, and one statement. */
 export interface MySqlBounds {
+  readonly acquireMs: number;
   readonly statementMs: number;
 }
 
 const boundPools = new WeakSet<object>();
 const boundConnections = new WeakSet<object>();
+// Callbacks of ours that mysql2 hands back to `getConnection` itself (it retries a queued request
+// that way when a connection leaves the pool): they already run under their request's timer.
+const ownCallbacks = new WeakSet<ConnectionCallback>();
+
+/** The error of a request that found no free pooled connection in time: a connection error, so a 503. */
+function acquireTimeout(ms: number): Error {
+  return Object.assign(new Error(`No database connection became free within ${ms} ms.`), {
+    code: 'ETIMEDOUT',
+  });
+}
 
 /**
  * Runs each callback-style statement with mysql2's `timeout`; when it expires the connection is
@@ -61,16 +74,32 @@ function boundStatements(connection: PooledConnection, ms: number): void {
   };
 }
 
-/** Bounds the statements of a mysql2 pool's connections (once): each within `statementMs`. */
+/** Bounds the waits of a mysql2 pool (once): acquiring within `acquireMs`, each statement within `statementMs`. */
 export function boundPool(pool: MysqlPool, bounds: MySqlBounds): void {
   if (boundPools.has(pool)) return;
   boundPools.add(pool);
   const getConnection = pool.getConnection.bind(pool);
-  pool.getConnection = (callback) =>
-    getConnection((error, connection) => {
+  pool.getConnection = (callback) => {
+    if (ownCallbacks.has(callback)) return getConnection(callback);
+    let settled = false;
+    const timer = setTimeout(() => {
+      settled = true;
+      callback(acquireTimeout(bounds.acquireMs));
+    }, bounds.acquireMs);
+    const received: ConnectionCallback = (error, connection) => {
+      if (settled) {
+        // The request gave up meanwhile: the connection goes to the next one waiting.
+        connection?.release();
+        return;
+      }
+      settled = true;
+      clearTimeout(timer);
       if (connection !== undefined) boundStatements(connection, bounds.statementMs);
       callback(error, connection);
-    });
+    };
+    ownCallbacks.add(received);
+    getConnection(received);
+  };
 }
 
 /** The MySQL connections of an ORM: the primary's and each read replica's. */

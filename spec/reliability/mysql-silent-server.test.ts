@@ -1,9 +1,11 @@
 /**
  * A MariaDB server that stops answering, behind a proxy the test freezes (the shared server itself
- * keeps running): reads and writes answer 503 instead of hanging (a statement within
- * queryTimeoutMs + 500 ms), and once the server answers again every request is served at once, more
- * times over than the pool has connections — no connection leaked or reused in an unknown state,
- * none left in a transaction on the server. Both adapter modes, a pool of 3.
+ * keeps running): reads and writes answer 503 within the bounds (the wait for a pooled connection
+ * within connectTimeoutMs, a statement within queryTimeoutMs + 500 ms), and once the server answers
+ * again every request is served at once, more times over than the pool has connections — no
+ * connection leaked or reused in an unknown state, none left in a transaction on the server. And a
+ * row locked from outside, with more writes than the pool: each write answers within the bounds
+ * instead of waiting in the pool's queue wave after wave. Both adapter modes, a pool of 3.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -25,6 +27,17 @@ const QUERY_MS = 500;
 const GRACE_MS = 500;
 /** Timer and scheduling slack. */
 const SLACK_MS = 400;
+/** The longest a request may take while the server is silent or a row is locked. */
+const BOUND_MS = CONNECT_MS + QUERY_MS + GRACE_MS + SLACK_MS;
+
+// The row-lock case: waits for a connection end before a statement does.
+const LOCK_CONNECT_MS = 500;
+const LOCK_QUERY_MS = 1_000;
+/**
+ * A PATCH takes up to three connections one after the other (fast mode: read, write, read back), each
+ * wait bounded by connectTimeoutMs; only its write waits on the lock, stopped at queryTimeoutMs.
+ */
+const LOCK_BOUND_MS = 3 * LOCK_CONNECT_MS + LOCK_QUERY_MS + GRACE_MS + SLACK_MS;
 
 interface Answer {
   readonly what: string;
@@ -43,7 +56,7 @@ interface PoolInternals {
 const option = await requireTarget('mariadb');
 
 for (const mode of ['fast', 'plain'] as const) {
-  describe(`a silent MariaDB server is answered 503 (${mode} mode)`, option, () => {
+  describe(`a silent MariaDB server is answered 503 within the bounds (${mode} mode)`, option, () => {
     let db: TestDatabase;
     let proxy: FreezingProxy;
     let adapter: MikroOrmAdapter;
@@ -130,7 +143,7 @@ for (const mode of ['fast', 'plain'] as const) {
       await db?.drop();
     });
 
-    it('frozen: 503, no hang; thawed: served at once, again and again', async (t) => {
+    it('frozen: 503 within the bounds; thawed: served at once, again and again', async (t) => {
       const recoveries: number[] = [];
       for (let round = 0; round <= POOL; round++) {
         await warm();
@@ -154,6 +167,7 @@ for (const mode of ['fast', 'plain'] as const) {
           const text = `round ${round}, ${answer.what}: ${answer.status} after ${Math.round(answer.ms)} ms ${answer.body}`;
           assert.equal(answer.status, 503, text);
           assert.match(answer.body, /service_unavailable/, text);
+          assert.ok(answer.ms < BOUND_MS, text);
         }
         const thawed = performance.now();
         const answers = await traffic(round);
@@ -192,6 +206,55 @@ for (const mode of ['fast', 'plain'] as const) {
         assert.ok(sessions.n <= POOL && sessions.inTransaction === 0, JSON.stringify(sessions));
       } finally {
         await admin.end();
+      }
+    });
+
+    it('a row locked from outside: more writes than the pool each answer within the bounds', async (t) => {
+      // An app of its own, past the proxy, whose waits for a connection end before a statement's.
+      const locking = await MikroOrmAdapter.connect({
+        url: db.url,
+        entities: [Author, Book, Category, Tag],
+        mode,
+        pool: { max: POOL },
+        connectTimeoutMs: LOCK_CONNECT_MS,
+        queryTimeoutMs: LOCK_QUERY_MS,
+      });
+      const app = new Application({ title: 'locked row', adapter: locking, logger: quiet });
+      new CrudRouter({ model: Author }).register_routes(app);
+      const listening = await serve(app.callback());
+      const patch = async (name: string): Promise<Answer> => {
+        const started = performance.now();
+        const response = await listening.request(`/authors/${author}`, {
+          method: 'PATCH',
+          json: { name },
+          signal: AbortSignal.timeout(20_000),
+        });
+        const body = await response.text();
+        return { what: `PATCH ${name}`, status: response.status, ms: performance.now() - started, body };
+      };
+      try {
+        const locker = await direct();
+        let during: Answer[];
+        try {
+          await locker.query('begin');
+          await locker.query('select id from authors where id = ? for update', [author]);
+          // Without a bound on the wait for a connection, the last ones answer after eight statement limits.
+          during = await Promise.all(Array.from({ length: 8 * POOL }, (_, n) => patch(`p${n}`)));
+        } finally {
+          await locker.query('rollback');
+          await locker.end();
+        }
+        t.diagnostic(`answered in ${during.map((a) => `${a.status}:${Math.round(a.ms)}`).join(' ')} ms`);
+        for (const answer of during) {
+          const text = `${answer.what}: ${answer.status} after ${Math.round(answer.ms)} ms ${answer.body}`;
+          assert.equal(answer.status, 503, text);
+          assert.ok(answer.ms < LOCK_BOUND_MS, text);
+        }
+        const answers = await Promise.all(Array.from({ length: 2 * POOL }, (_, n) => patch(`q${n}`)));
+        for (const answer of answers) assert.equal(answer.status, 200, `${answer.what}: ${answer.body}`);
+      } finally {
+        await listening.close();
+        await locking.close();
       }
     });
   });
