@@ -111,11 +111,16 @@ function connectionsOf(orm: AnyMikroORM): { getNativeClient(): Promise<unknown> 
 }
 
 /**
- * Bounds the pools of a connected MySQL/MariaDB ORM (MikroORM builds them at connect, with no hook
- * for the mysql2 pool; a later `orm.reconnect()` builds new, unbounded ones).
+ * Bounds the pools of a MySQL/MariaDB ORM (MikroORM builds them at connect, with no hook for the
+ * mysql2 pool; a later `orm.reconnect()` builds new, unbounded ones).
  */
 export async function boundMySqlPools(orm: AnyMikroORM, bounds: MySqlBounds): Promise<void> {
   for (const connection of connectionsOf(orm)) {
-    boundPool((await connection.getNativeClient()) as MysqlPool, bounds);
+    // `getNativeClient()` connects first (MikroORM 7 connects on first use). With the server down at
+    // start that fails in MikroORM's onConnect, after it built the pool and marked itself connected,
+    // as a first query would: the app still starts (503 until the server is back), and asking again
+    // returns the pool.
+    const pool = await connection.getNativeClient().catch(() => connection.getNativeClient());
+    boundPool(pool as MysqlPool, bounds);
   }
 }
