@@ -9,22 +9,21 @@
  * arguments, its transaction); relations to targets without filters cost nothing.
  */
 import type { EntityManager, EntityMetadata, EntityProperty } from '@mikro-orm/core';
-import type { AnyMikroORM } from './describe.js';
 import type { RuntimeFilters } from './runtime-filters.js';
 import type { ReferenceField } from './subclass-references.js';
 
-/** Whether MikroORM filters may apply to reads of the entity: its own, the ORM's, or added with `em.addFilter()`. */
-export function readsFiltered(orm: AnyMikroORM, meta: EntityMetadata, runtime: RuntimeFilters): boolean {
-  return (
-    Object.keys(meta.filters ?? {}).length > 0 ||
-    Object.keys(orm.config.get('filters')).length > 0 ||
-    runtime.reaches(meta)
-  );
+/**
+ * Whether MikroORM filters that are on by default apply to reads of the entity: its own, the ORM's,
+ * or added with `em.addFilter()`. The runtime registry's start-up probe asked MikroORM which
+ * entities its filters reach (an ORM filter scoped to other entities, or one with `default: false`,
+ * reaches none), and it answers yes until that probe is done.
+ */
+export function readsFiltered(meta: EntityMetadata, runtime: RuntimeFilters): boolean {
+  return runtime.reaches(meta);
 }
 
 /** The served, written to-one relations whose target's reads MikroORM filters (worked out again when filters are added). */
 export function filteredTargetReferences<F extends ReferenceField>(
-  orm: AnyMikroORM,
   fields: readonly F[],
   runtime: RuntimeFilters,
 ): F[] {
@@ -34,7 +33,7 @@ export function filteredTargetReferences<F extends ReferenceField>(
       field.field.relation !== undefined &&
       field.field.writable !== false &&
       target !== undefined &&
-      readsFiltered(orm, target, runtime)
+      readsFiltered(target, runtime)
     );
   });
 }

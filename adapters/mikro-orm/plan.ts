@@ -336,7 +336,7 @@ export function buildPlan(orm: AnyMikroORM, model: ModelClass, planOf?: PlanReso
     get filteredReferences() {
       if (references.length > 0 && referencesEpoch !== runtime.epoch) {
         referencesEpoch = runtime.epoch;
-        filteredReferences = filteredTargetReferences(orm, references, runtime);
+        filteredReferences = filteredTargetReferences(references, runtime);
       }
       return filteredReferences;
     },
