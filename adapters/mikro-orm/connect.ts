@@ -202,6 +202,11 @@ async function limitSession(packageName: string, connection: SessionConnection, 
       connection,
       mariadb ? `set session max_statement_time = ${ms / 1000}` : `set session max_execution_time = ${ms}`,
     );
+    // MySQL's max_execution_time stops SELECTs only: a write waiting on a row lock would outlive the
+    // client's own limit (mysql-bounds.ts), answered 503 yet committed once the lock is gone. The
+    // server ends such a wait first (whole seconds, at least 1).
+    if (!mariadb)
+      await runOn(connection, `set session innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(ms / 1000))}`);
   }
 }
 
