@@ -113,6 +113,12 @@ await describeFidelity(
           404,
           method,
         );
+      // The adapter itself (the HTTP routes answer 404 before asking it): no record, not a 422.
+      const { adapter } = env();
+      assert.equal(
+        await adapter.update(adapter.openSession({ primary: true }), Remark, stray.id, { article: gone.id }),
+        undefined,
+      );
     });
 
     it('asks nothing before writing a relation to a model without filters', async () => {
