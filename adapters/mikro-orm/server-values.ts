@@ -3,7 +3,7 @@
  * response, so when it is not nullable and has no default or `onCreate`, only the server can fill
  * it (a hook, a subscriber, a router's write hooks). A write without it is a 422 that names no
  * hidden field (the log does), the same in both modes (the router warns at registration,
- * lib/crud/server-values.ts).
+ * lib/crud/hidden-required.ts).
  */
 import type { EntityMetadata, EntityProperty } from '@mikro-orm/core';
 import { ApiError } from '../../lib/errors.js';

@@ -78,7 +78,7 @@ export interface AuthModelFields {
   hashed_password: string;
   /** When the user's tokens were last revoked (ISO 8601); hidden, set by password changes. */
   tokens_valid_after?: string | null;
-  /** Whether the user proved they read mail at `email` (`POST /verify-email`); not writable by clients. */
+  /** Whether the user proved they read mail at the address field (`email_field`, default `email`; `POST /verify-email`); not writable by clients. */
   verified?: boolean;
   /** SHA-256 digest of the pending password reset secret; hidden. */
   reset_token_hash?: string | null;
