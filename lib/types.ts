@@ -439,6 +439,12 @@ export interface PolicyInput {
   readonly model: ModelDescription;
   /** The stored row, for routes with an `{id}`; absent on create and list. */
   readonly record?: Readonly<RawRecord>;
+  /**
+   * The id of the path as the route read it, with `record`: what the 404 of a missing record names
+   * (`ApiError.recordNotFound(model, id)`); it may differ from the stored key where the database
+   * compares keys loosely (a case-insensitive collation finds `Draft` for `draft`).
+   */
+  readonly id?: RecordId;
 }
 
 /**

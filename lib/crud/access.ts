@@ -6,7 +6,7 @@
  */
 import type { Middleware } from 'koa';
 import { ApiError } from '../errors.js';
-import type { AppContext, AppState, CrudMethod, Policy, PolicyInput, RawRecord } from '../types.js';
+import type { AppContext, AppState, CrudMethod, Policy, PolicyInput, RawRecord, RecordId } from '../types.js';
 import type { CrudPlan } from './crud-plan.js';
 
 const noop = async (): Promise<void> => {};
@@ -45,6 +45,7 @@ export function enforce(
   method: CrudMethod,
   record?: RawRecord,
   refusal?: string,
+  id?: RecordId,
 ): undefined | Promise<void> {
   // No client may write the owner here, so an anonymous create could only store a record owned by
   // nobody (or fail the field's own required check with a 422 that blames the body).
@@ -62,7 +63,11 @@ export function enforce(
       : ApiError.unauthorized(`${refusal} needs a signed-in caller.`);
   }
   const input: PolicyInput =
-    record === undefined ? { user, method, model: plan.model } : { user, method, model: plan.model, record };
+    record === undefined
+      ? { user, method, model: plan.model }
+      : id === undefined
+        ? { user, method, model: plan.model, record }
+        : { user, method, model: plan.model, record, id };
   const allowed = policy.allows(input);
   const refuse = (): ApiError =>
     ApiError.forbidden(refusal === undefined ? undefined : `${refusal} is not allowed to you.`);

@@ -224,9 +224,9 @@ export async function read(
   ctx: AppContext,
   params: Readonly<Record<string, string>>,
 ): Promise<void> {
-  const { row } = await authenticatedRecord(plan, ctx, 'GET', params.id);
+  const { id, row } = await authenticatedRecord(plan, ctx, 'GET', params.id);
   // The policy decides on the whole stored record, whatever the selection.
-  const pending = enforce(plan, ctx, 'GET', row);
+  const pending = enforce(plan, ctx, 'GET', row, undefined, id);
   if (pending !== undefined) await pending;
   const { fields, include } = parseReadQuery(plan.model, ctx.querystring, plan.relations());
   const record = fields === undefined ? row : await withLazyFields(plan, ctx, row, fields, include ?? []);
@@ -243,7 +243,7 @@ export async function update(
   method: 'PUT' | 'PATCH',
 ): Promise<void> {
   const { id, row: current } = await authenticatedRecord(plan, ctx, method, params.id);
-  const deciding = enforce(plan, ctx, method, current);
+  const deciding = enforce(plan, ctx, method, current, undefined, id);
   if (deciding !== undefined) await deciding;
   refuseQuery(ctx.querystring, 'an update');
   const data = await writeData(plan, ctx, 'update', current);
@@ -269,7 +269,7 @@ export async function remove(
   const id = idOf(plan, params.id);
   // Without a policy nothing decides on the stored row: the delete itself tells whether it existed.
   if (plan.options.policies.DELETE !== undefined) {
-    const deciding = enforce(plan, ctx, 'DELETE', await storedRecord(plan, ctx, id));
+    const deciding = enforce(plan, ctx, 'DELETE', await storedRecord(plan, ctx, id), undefined, id);
     if (deciding !== undefined) await deciding;
   }
   const deleted = await plan.adapter.delete(sessionOf(ctx, plan.adapter), plan.options.model, id);

@@ -41,10 +41,12 @@ export function ownerOrAdmin(authenticate: AuthDependency, field = 'owner'): Pol
  * Throws the 404 a missing id gets (`No Article with id "2".`) when the caller may not know that the
  * record exists: a draft (`published` false) that is not theirs, unless they are an administrator.
  */
-function hideOthersDrafts({ user, model, record }: PolicyInput, field: string): void {
+function hideOthersDrafts({ user, model, record, id }: PolicyInput, field: string): void {
   if (record === undefined || record.published === true) return;
   if (user?.isAdmin === true || same(record[field], user?.id)) return;
-  throw ApiError.recordNotFound(model, record[model.primaryKey]);
+  // The id as the path gave it, as a missing record's 404 names it (a case-insensitive key could
+  // find `draft-slug` for `Draft-Slug`: naming the stored one would tell them apart).
+  throw ApiError.recordNotFound(model, id ?? record[model.primaryKey]);
 }
 
 /**

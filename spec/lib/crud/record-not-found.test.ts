@@ -15,9 +15,9 @@ const hideAll: Policy = {
   name: 'hide_all',
   requiresUser: false,
   description: 'Nobody sees a record.',
-  allows: ({ model, record }) => {
+  allows: ({ model, record, id }) => {
     if (record === undefined) return true;
-    throw ApiError.recordNotFound(model, record[model.primaryKey]);
+    throw ApiError.recordNotFound(model, id);
   },
 };
 
@@ -81,5 +81,50 @@ describe('ApiError.recordNotFound', () => {
       ApiError.recordNotFound({ name: 'Article' }, 'x'.repeat(500)).message,
       `No Article with id "${'x'.repeat(100)}".`,
     );
+  });
+});
+
+describe('PolicyInput.id', () => {
+  it('is the id of the path as the route read it, with the record; absent on list and create', async () => {
+    const seen: { method: string; id: unknown; key: unknown }[] = [];
+    const recording: Policy = {
+      name: 'recording',
+      requiresUser: false,
+      description: 'Records what it is asked.',
+      allows: ({ method, id, record }) => {
+        seen.push({ method, id, key: record?.id });
+        return true;
+      },
+    };
+    const adapter = new MemoryAdapter({
+      models: [
+        defineMemoryModel(Secret, {
+          id: { type: 'integer', primary: true, generated: true },
+          name: { type: 'string', maxLength: 20 },
+        }),
+      ],
+    });
+    const app = new Application({ title: 'Ids', adapter });
+    const policy = { GET: recording, POST: recording, PUT: recording, PATCH: recording, DELETE: recording };
+    new CrudRouter({ model: Secret, policy }).register_routes(app);
+    const server = await serve(app.callback());
+    try {
+      const created = await server.request('/secrets', { method: 'POST', json: { name: 'a' } });
+      const id = ((await created.json()) as { id: number }).id;
+      await server.request('/secrets');
+      for (const method of ['GET', 'PUT', 'PATCH', 'DELETE'])
+        await server.request(`/secrets/${id}`, {
+          method,
+          ...(method === 'PUT' || method === 'PATCH' ? { json: { name: 'b' } } : {}),
+        });
+      assert.deepEqual(seen, [
+        { method: 'POST', id: undefined, key: undefined },
+        { method: 'GET', id: undefined, key: undefined },
+        ...['GET', 'PUT', 'PATCH', 'DELETE'].map((method) => ({ method, id, key: id })),
+      ]);
+    } finally {
+      await server.close();
+      await app.close();
+    }
   });
 });
