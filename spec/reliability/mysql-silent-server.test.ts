@@ -15,7 +15,7 @@ import { Application, CrudRouter, type Logger } from '../../lib/index.js';
 import { Author, Book, Category, Tag } from '../fixtures/mikro-orm/library.js';
 import { createTestDatabase, requireTarget, type TestDatabase } from '../support/databases.js';
 import { serve, type TestServer } from '../support/http.js';
-import { type FreezingProxy, startFreezingProxy } from './support/freezing-proxy.js';
+import { FreezableProxy } from './support/freezable-proxy.js';
 
 const quiet: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 const POOL = 3;
@@ -58,7 +58,7 @@ const option = await requireTarget('mariadb');
 for (const mode of ['fast', 'plain'] as const) {
   describe(`a silent MariaDB server is answered 503 within the bounds (${mode} mode)`, option, () => {
     let db: TestDatabase;
-    let proxy: FreezingProxy;
+    let proxy: FreezableProxy;
     let adapter: MikroOrmAdapter;
     let server: TestServer;
     let tag: number;
@@ -116,7 +116,7 @@ for (const mode of ['fast', 'plain'] as const) {
     before(async () => {
       db = await createTestDatabase('mariadb');
       const url = new URL(db.url);
-      proxy = await startFreezingProxy(url.hostname, Number(url.port || 3306));
+      proxy = await FreezableProxy.start(url.hostname, Number(url.port || 3306));
       url.hostname = '127.0.0.1';
       url.port = String(proxy.port);
       adapter = await MikroOrmAdapter.connect({
