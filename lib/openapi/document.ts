@@ -9,6 +9,7 @@ import { baseComponents } from './components.js';
 import { type CrudBuildContext, crudPathItems } from './crud-operations.js';
 import { humanize, OperationIdAllocator, operationIdFromPath } from './naming.js';
 import { followRenames, widens } from './plugin-names.js';
+import { sameJson } from './same-json.js';
 import type { CrudRoutesDoc, OperationDoc, SecuritySchemeObject } from './types.js';
 
 /** The `info` object of the document. */
@@ -70,11 +71,6 @@ const HTTP_METHODS: ReadonlySet<string> = new Set([
   'patch',
   'trace',
 ]);
-
-/** Compares two JSON values by content (schemas are plain JSON, key order is fixed by the builders). */
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
 
 /** The security scheme name a policy's own authentication documents, if it names one. */
 function policyScheme(policy: Policy | undefined): string | undefined {

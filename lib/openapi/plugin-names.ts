@@ -5,12 +5,9 @@
  * plugin's schema moves to a free name, and the plugin's `$ref`s follow it.
  */
 import type { JsonSchema } from '../schema/json-schema.js';
+import { sameJson } from './same-json.js';
 
 const REF_PREFIX = '#/components/schemas/';
-
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
 
 /**
  * Whether a router's property accepts what the plugin's does: the same schema, or a many-to-one's
