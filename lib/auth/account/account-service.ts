@@ -10,6 +10,7 @@ import type { OrmAdapter, RawRecord } from '../../types.js';
 import { isTruthyFlag } from '../admin-flag.js';
 import type { LinkMailInput, MailContent } from '../mail/templates.js';
 import type { AuthRuntime } from '../runtime.js';
+import { throttledAddress } from '../throttle/client-address.js';
 import { type ThrottleLimit, throttleStoreUnavailable } from '../throttle/login-throttle.js';
 import { MemoryThrottleStore } from '../throttle/memory-store.js';
 import type { ThrottleStore } from '../throttle/store.js';
@@ -89,7 +90,8 @@ export class AccountService {
     if (throttle === undefined) return;
     const limit: ThrottleLimit = throttle.limits[kind];
     // Opaque keys: addresses and emails are personal data, and may be long.
-    const digest = createHash('sha256').update(key).digest('base64url').slice(0, 32);
+    const counted = kind.endsWith('_address') ? throttledAddress(key) : key;
+    const digest = createHash('sha256').update(counted).digest('base64url').slice(0, 32);
     let hit: Awaited<ReturnType<typeof throttle.store.hit>>;
     try {
       hit = await throttle.store.hit(`${PREFIX[kind]}:${digest}`, limit.window);

@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ApiError, ConfigurationError } from '../../errors.js';
+import { throttledAddress } from './client-address.js';
 import { RedisThrottleStore } from './redis-store.js';
 import type { ThrottleStore } from './store.js';
 
@@ -24,7 +25,7 @@ export interface ThrottleLimit {
 export interface ThrottleLimits {
   /** Per (username, client address) pair (default 5 attempts per 15 minutes). */
   readonly username: ThrottleLimit;
-  /** Per client address, `ctx.ip` (default 100 failed attempts per 15 minutes). */
+  /** Per client address, `ctx.ip`, an IPv6 one with the rest of its /64 (default 100 failed attempts per 15 minutes). */
   readonly address: ThrottleLimit;
   /** `POST /register` per client address (default 50 attempts per 15 minutes, whatever their outcome). */
   readonly register: ThrottleLimit;
@@ -88,7 +89,8 @@ export class LoginThrottle {
   }
 
   /** Counts a login attempt; throws 429 with `Retry-After` when a limit is exceeded. */
-  async attempt(username: string, address: string): Promise<void> {
+  async attempt(username: string, client: string): Promise<void> {
+    const address = throttledAddress(client);
     const byAddress = await this.call(() => this.store.hit(keyOf('a', address), this.limits.address.window));
     if (byAddress.count > this.limits.address.attempts)
       throw ApiError.tooManyRequests(byAddress.retryAfterSeconds);
@@ -100,7 +102,8 @@ export class LoginThrottle {
   }
 
   /** Records a successful login. */
-  async succeeded(username: string, address: string): Promise<void> {
+  async succeeded(username: string, client: string): Promise<void> {
+    const address = throttledAddress(client);
     await this.call(() =>
       Promise.all([
         this.store.reset(keyOf('p', username, address)),
@@ -110,8 +113,10 @@ export class LoginThrottle {
   }
 
   /** Counts a registration attempt; throws 429 with `Retry-After` when the address's limit is exceeded. */
-  async registration(address: string): Promise<void> {
-    const hit = await this.call(() => this.store.hit(keyOf('r', address), this.limits.register.window));
+  async registration(client: string): Promise<void> {
+    const hit = await this.call(() =>
+      this.store.hit(keyOf('r', throttledAddress(client)), this.limits.register.window),
+    );
     if (hit.count > this.limits.register.attempts) throw ApiError.tooManyRequests(hit.retryAfterSeconds);
   }
 

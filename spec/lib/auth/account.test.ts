@@ -47,8 +47,9 @@ async function startApp(
   adapter: MikroOrmAdapter,
   sink: SmtpSink,
   options: AccountOptions = {},
+  proxy = false,
 ): Promise<AccountApp> {
-  const app = new Application({ title: 'account', adapter, logger: memoryLogger(), health: false });
+  const app = new Application({ title: 'account', adapter, logger: memoryLogger(), health: false, proxy });
   const auth = new AuthRouter(BASE_OPTIONS);
   auth.register_routes(app);
   new CrudRouter({ model: User, secure: true, auth_dependency: auth.get_auth_dependency() }).register_routes(
@@ -378,6 +379,29 @@ for (const target of databaseTargets().filter((name) => name !== 'sqlite-file'))
         statuses.push(response.status);
       }
       assert.deepEqual(statuses, [400, 400, 400, 429]);
+    });
+
+    it('counts an IPv6 client of /reset-password with the rest of its /64', async () => {
+      const strict = await startApp(
+        adapter,
+        sink,
+        { throttle: { reset_address: { attempts: 2, window: 60 } } },
+        true,
+      );
+      extra.push(strict);
+      const statuses = [];
+      for (const address of ['2001:db8:a:b::1', '2001:db8:a:b::2', '2001:db8:a:b:c::3', '2001:db8:a:c::1']) {
+        const response = await call(strict.server, 'POST', '/reset-password', {
+          headers: { 'x-forwarded-for': address },
+          json: { token: `1.${'B'.repeat(43)}`, password: 'valid-password' },
+        });
+        statuses.push(response.status);
+      }
+      assert.deepEqual(
+        statuses,
+        [400, 400, 429, 400],
+        'the third address shares the block; the fourth does not',
+      );
     });
 
     it('verifies an email address: request with a bearer token, mail, confirm, once', async () => {

@@ -384,6 +384,34 @@ for (const target of databaseTargets()) {
         assert.deepEqual(statuses, [401, 401, 401, 429, 429]);
       });
 
+      it('counts an IPv6 client with the rest of its /64, and a dual-stack IPv4 peer as IPv4', async () => {
+        const limited = await fx.variant(
+          { throttle: { address: { attempts: 3, window: 60 } } },
+          { proxy: true },
+        );
+        const attempt = async (address: string, i: number): Promise<number> =>
+          (
+            await call(limited.server, 'POST', '/login', {
+              headers: { 'x-forwarded-for': address },
+              json: { username: `v6spray${i}`, password: 'wrong-password' },
+            })
+          ).status;
+        const block = [
+          '2001:db8:7:1::1',
+          '2001:db8:7:1:ffff:0:0:2',
+          '2001:0db8:0007:0001::3',
+          '2001:db8:7:1::4',
+        ];
+        const statuses: number[] = [];
+        for (const [i, address] of block.entries()) statuses.push(await attempt(address, i));
+        assert.deepEqual(statuses, [401, 401, 401, 429], 'one /64 is one client');
+        assert.equal(await attempt('2001:db8:7:2::1', 9), 401, 'the next /64 is another');
+        const mapped: number[] = [];
+        for (let i = 0; i < 3; i++) mapped.push(await attempt('198.51.100.7', 20 + i));
+        mapped.push(await attempt('::ffff:198.51.100.7', 30));
+        assert.deepEqual(mapped, [401, 401, 401, 429], '::ffff:198.51.100.7 is 198.51.100.7');
+      });
+
       it('re-hashes a password stored with an outdated cost or scheme on login', async () => {
         const user = await registerUser(fx.server);
         const storedHash = async (): Promise<string> =>

@@ -35,7 +35,11 @@ export interface AuthFixture {
   readonly auth: AuthRouter;
   readonly server: TestServer;
   /** Another application on the same database, for a second AuthRouter configuration. */
-  variant(options: Partial<AuthRouterOptions>): Promise<{ auth: AuthRouter; server: TestServer }>;
+  /** The same routes with other options, on a server of their own (`proxy`: trust `X-Forwarded-For`). */
+  variant(
+    options: Partial<AuthRouterOptions>,
+    app?: { readonly proxy?: boolean },
+  ): Promise<{ auth: AuthRouter; server: TestServer }>;
   close(): Promise<void>;
 }
 
@@ -51,8 +55,9 @@ export const BASE_OPTIONS = {
 function buildApp(
   adapter: MikroOrmAdapter,
   options: AuthRouterOptions,
+  proxy = false,
 ): { app: Application; auth: AuthRouter } {
-  const app = new Application({ title: 'Auth suite', adapter, logger: memoryLogger(), health: false });
+  const app = new Application({ title: 'Auth suite', adapter, logger: memoryLogger(), health: false, proxy });
   const auth = new AuthRouter(options);
   auth.register_routes(app);
   auth.register_admin_routes(app);
@@ -94,8 +99,8 @@ export async function startAuthApp(
     app,
     auth,
     server,
-    async variant(more) {
-      const built = buildApp(adapter, { ...BASE_OPTIONS, ...more });
+    async variant(more, settings) {
+      const built = buildApp(adapter, { ...BASE_OPTIONS, ...more }, settings?.proxy === true);
       const variantServer = await serve(built.app.callback());
       extra.push(variantServer);
       return { auth: built.auth, server: variantServer };
