@@ -343,7 +343,19 @@ function access(
     notes.push(`Access (${policy.name}): ${policy.description}`);
   }
   if (!needsUser) return { errors, notes };
-  return { security: [{ [ctx.securityScheme(doc, policy)]: [] }], errors, notes };
+  return { security: [{ [ctx.securityScheme(doc, authenticating(doc, policy, owned))]: [] }], errors, notes };
+}
+
+/**
+ * The policy whose authentication an operation runs, for its scheme. A create of an owned record
+ * with no POST policy that authenticates runs the router's dependency, else the authentication of
+ * a policy that needs a user (`ownerAuthenticationOf`, crud-plan.ts).
+ */
+function authenticating(doc: CrudRoutesDoc, policy: Policy | undefined, owned: boolean): Policy | undefined {
+  if (!owned || policy?.authenticate !== undefined || doc.securityScheme !== undefined) return policy;
+  return Object.values(doc.policies).find(
+    (other) => other?.requiresUser === true && other.authenticate !== undefined,
+  );
 }
 
 /** Builds one operation; every CRUD operation reads or writes the database, hence 503. */

@@ -207,6 +207,34 @@ describe('OpenAPI document', () => {
     assert.equal('security' in doc, false, 'no document-wide security');
   });
 
+  it("names the scheme an owned record's create authenticates with: the router's, else a policy's that needs a user", () => {
+    const registry = new OpenApiRegistry({ title: 'Two schemes', version: '1.0.0' });
+    registry.addSecurityScheme(SCHEME, PASSWORD_SCHEME);
+    registry.addSecurityScheme('PartnerBearer', { type: 'http', scheme: 'bearer' });
+    // Unsecured, no POST policy: the create runs the PUT policy's authentication (PartnerBearer).
+    registry.addCrud(
+      crudDoc(personDescription(), {
+        ownerField: 'owner',
+        readOnlyFields: new Set(['owner']),
+        policies: {
+          GET: policy('public', 'Anyone.', false),
+          PUT: policy('owner_or_admin', 'Only the owner of the record or an admin.', true, 'PartnerBearer'),
+        },
+      }),
+    );
+    // The router's own dependency comes first, as at run time.
+    registry.addCrud(
+      crudDoc(gadgetDescription(), {
+        ownerField: 'owner',
+        securityScheme: SCHEME,
+        policies: { DELETE: policy('admin_only', 'Only admins.', true, 'PartnerBearer') },
+      }),
+    );
+    const twoSchemes = registry.document();
+    assert.deepEqual(at(twoSchemes, 'paths', '/people', 'post').security, [{ PartnerBearer: [] }]);
+    assert.deepEqual(at(twoSchemes, 'paths', '/gadgets', 'post').security, [{ [SCHEME]: [] }]);
+  });
+
   it('answers 503 on every generated operation and documents its status codes', () => {
     for (const { path, op } of operations(doc)) {
       if (path === '/login' || path.startsWith('/admin')) continue;
