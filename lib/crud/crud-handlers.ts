@@ -184,9 +184,11 @@ export async function create(plan: CrudPlan, ctx: AppContext): Promise<void> {
   refuseQuery(ctx.querystring, 'a create');
   const data = await writeData(plan, ctx, 'create');
   const row = await plan.adapter.create(sessionOf(ctx, plan.adapter), plan.options.model, data);
-  const id = row[plan.model.primaryKey];
+  const record = plan.serialize(row);
+  // The key in its JSON form, as the `{id}` route reads it: a Date's String() is its long text.
+  const id = record[plan.model.primaryKey];
   ctx.set('Location', `${collectionPath(ctx)}/${encodeURIComponent(String(id))}`);
-  send(ctx, 201, plan.serialize(row));
+  send(ctx, 201, record);
 }
 
 /**
