@@ -85,11 +85,32 @@ export function problemMiddleware(logger: Logger): Middleware<AppState> {
       await next();
       if (ctx.status === 404 && ctx.body == null) {
         sendProblem(ctx, ApiError.notFound(`No route for ${ctx.method} ${ctx.path.slice(0, 200)}.`));
-      }
+      } else encodeJsonBody(ctx);
     } catch (error) {
       sendProblem(ctx, toApiError(error, logger));
     }
   };
+}
+
+/**
+ * Encodes a body Koa would send as JSON, here rather than in Koa's `respond()`: a value JSON cannot
+ * hold (a BigInt an adapter handed over) fails there after every middleware, as a bare text/plain
+ * 500 that a silent app logs nowhere. Koa encodes the same way (`JSON.stringify`), once.
+ */
+function encodeJsonBody(ctx: AppContext): void {
+  const body: unknown = ctx.body;
+  if (
+    body === null ||
+    typeof body !== 'object' ||
+    Buffer.isBuffer(body) ||
+    typeof (body as { pipe?: unknown }).pipe === 'function' ||
+    body instanceof Blob ||
+    body instanceof ReadableStream ||
+    body instanceof Response
+  )
+    return;
+  // The type Koa gave the object (JSON, or problem+json) stays: a string body keeps a set type.
+  ctx.body = JSON.stringify(body);
 }
 
 /**

@@ -60,4 +60,52 @@ describe('problemMiddleware: what it logs', () => {
     }
     assert.equal(logger.errors.length, 2);
   });
+
+  it('answers a body JSON cannot hold with a logged problem+json 500, not a bare text one', async () => {
+    const logger = recordingLogger();
+    const koa = new Koa();
+    koa.silent = true;
+    koa.use(problemMiddleware(logger));
+    koa.use((ctx) => {
+      ctx.status = 201;
+      ctx.body = { id: 10n, title: 'a' };
+    });
+    const server = await serve(koa.callback());
+    try {
+      const answer = await server.request('/');
+      assert.equal(answer.status, 500);
+      assert.equal(answer.headers.get('content-type'), 'application/problem+json; charset=utf-8');
+      const problem = (await answer.json()) as Record<string, unknown>;
+      assert.equal(problem.code, 'internal_error');
+      assert.doesNotMatch(JSON.stringify(problem), /BigInt/);
+    } finally {
+      await server.close();
+    }
+    assert.equal(logger.errors.length, 1);
+    assert.match(String(logger.errors[0]), /BigInt/);
+  });
+
+  it('sends JSON bodies as Koa does: type, length and status kept', async () => {
+    const koa = new Koa();
+    koa.use(problemMiddleware(recordingLogger()));
+    koa.use((ctx) => {
+      ctx.status = 201;
+      ctx.body = ctx.path === '/list' ? [{ title: 'é' }] : { title: 'é' };
+    });
+    const server = await serve(koa.callback());
+    try {
+      for (const [path, text] of [
+        ['/one', '{"title":"é"}'],
+        ['/list', '[{"title":"é"}]'],
+      ] as const) {
+        const answer = await server.request(path);
+        assert.equal(answer.status, 201);
+        assert.equal(answer.headers.get('content-type'), 'application/json; charset=utf-8');
+        assert.equal(answer.headers.get('content-length'), String(Buffer.byteLength(text)));
+        assert.equal(await answer.text(), text);
+      }
+    } finally {
+      await server.close();
+    }
+  });
 });
