@@ -111,6 +111,25 @@ function manyToManyLinks(
 }
 
 /**
+ * Whether a many-to-many's pivot entity holds values of its own (a role, a date, another relation)
+ * beside its two join columns and its key. Setting such a collection makes MikroORM delete the
+ * pivot rows and insert new ones, which lose those values (and their keys): such a collection is
+ * served, never written; its rows are written through the pivot entity's own router.
+ */
+function pivotHoldsValues(pivot: EntityMetadata | undefined, prop: EntityProperty): boolean {
+  if (pivot === undefined) return false;
+  const joins = new Set([...(prop.joinColumns ?? []), ...(prop.inverseJoinColumns ?? [])]);
+  return pivot.props.some(
+    (other) =>
+      other.persist !== false &&
+      other.primary !== true &&
+      other.kind !== ReferenceKind.ONE_TO_MANY &&
+      other.kind !== ReferenceKind.MANY_TO_MANY &&
+      !(other.fieldNames ?? []).every((column) => joins.has(column)),
+  );
+}
+
+/**
  * The collections of an entity the core can serve, by JSON name. Left out, not refused: a
  * collection MikroORM does not persist (the inverse sides it adds itself to pivots declared on one
  * side only), one whose target the adapter cannot serve (no single primary key of a type the core
@@ -169,7 +188,7 @@ export function collectionPlans(orm: AnyMikroORM, meta: EntityMetadata): Collect
       const description: CollectionDescription = Object.freeze({
         ...common,
         kind: 'many-to-many',
-        writable: prop.owner === true && prop.mappedBy === undefined,
+        writable: prop.owner === true && prop.mappedBy === undefined && !pivotHoldsValues(pivot, prop),
       });
       plans.push({ description, prop, targetMeta: target, links, ...ordered });
     }
