@@ -160,6 +160,12 @@ export interface FieldDescription {
    */
   readonly digits?: DecimalDigits;
   /**
+   * For a `datetime` or `time` key: the most digits after the seconds' point its stored value keeps
+   * (0: whole seconds), where a value with more would be stored as another key. A create refuses a
+   * client-chosen key with more, as a decimal key with more places than `digits.scale`; absent: every digit given is kept.
+   */
+  readonly fractionDigits?: number;
+  /**
    * The filters the database answers correctly for this field, when not every filter of its kind:
    * the others are a 400 giving the reason, and the OpenAPI document offers only these. Absent:
    * every operator of its kind (MariaDB/MySQL read a value inside a JSON column otherwise).

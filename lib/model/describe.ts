@@ -83,6 +83,7 @@ function checkShape(field: FieldFacts, where: string): void {
   }
   checkRange(field, where);
   checkDigits(field, where);
+  checkFractionDigits(field, where);
 }
 
 /** An integer field's range: safe integers, in order (JSON numbers beyond 2^53 are not exact). */
@@ -117,6 +118,18 @@ function checkDigits(field: FieldFacts, where: string): void {
       `${where}: the digits of a decimal must be non-negative integers (got ${JSON.stringify(field.digits)}).`,
     );
   }
+}
+
+/** Fraction digits belong to a timestamp or a time, and are a count. */
+function checkFractionDigits(field: FieldFacts, where: string): void {
+  const digits = field.fractionDigits;
+  if (digits === undefined) return;
+  if (field.type !== 'datetime' && field.type !== 'time')
+    throw new ConfigurationError(
+      `${where}: only a datetime or time field has fractionDigits (this one is ${field.type}).`,
+    );
+  if (!Number.isSafeInteger(digits) || digits < 0)
+    throw new ConfigurationError(`${where}: fractionDigits must be a non-negative integer (got ${digits}).`);
 }
 
 /**

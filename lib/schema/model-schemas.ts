@@ -5,6 +5,7 @@
  */
 import { ConfigurationError } from '../errors.js';
 import type { CollectionDescription, DecimalDigits, FieldDescription, ModelDescription } from '../types.js';
+import { keptDigits, keptFraction, keptRule, keyFractionPattern } from './exact-keys.js';
 import type { JsonSchema } from './json-schema.js';
 
 /** Options of the write schemas: the router's own rules on top of the model's. */
@@ -249,13 +250,44 @@ export function fieldValueSchema(field: FieldDescription): JsonSchema {
   return valueSchema(field, 'create', false);
 }
 
-/** A client-chosen key's schema without the keys no URL reaches (`UNADDRESSABLE_KEYS`). */
+/**
+ * A client-chosen key's schema without the keys no URL reaches (`UNADDRESSABLE_KEYS`) and those its
+ * column would store as another key (exact-keys.ts).
+ */
 function addressableKey(field: FieldDescription, schema: JsonSchema): JsonSchema {
+  const kept = keptDigits(field);
+  if (kept !== undefined) return exactKey(field, schema, kept);
   if (schema.enum !== undefined) {
     return { ...schema, enum: schema.enum.filter((value) => !UNADDRESSABLE_KEYS.includes(value as string)) };
   }
   if (field.type !== 'string' && field.type !== 'text') return schema;
   return { ...schema, minLength: 1, not: { enum: UNADDRESSABLE_KEYS.filter((key) => key !== '') } };
+}
+
+/** A timestamp, time or decimal key's schema limited to the digits after the point its column keeps. */
+function exactKey(field: FieldDescription, schema: JsonSchema, kept: number): JsonSchema {
+  const note = `A key: its column keeps ${keptRule(field, kept)}, and a key with more is refused.`;
+  const description = schema.description === undefined ? note : `${schema.description} ${note}`;
+  switch (field.type) {
+    case 'datetime':
+      return { ...schema, pattern: keyFractionPattern(kept), description };
+    case 'time':
+      return {
+        ...schema,
+        pattern: TIME_PATTERN.replace('(\\.[0-9]+)?', () => keptFraction(kept)),
+        description,
+      };
+    default: {
+      const digits = field.digits;
+      if (digits === undefined) return schema;
+      // The fraction of `decimalPattern`, kept digits then zeros.
+      const pattern = decimalPattern(digits).replace(
+        digits.fraction === undefined ? '(\\.[0-9]+)?' : `(\\.[0-9]{1,${digits.fraction}})?`,
+        () => keptFraction(kept, digits.fraction),
+      );
+      return { ...schema, pattern, description };
+    }
+  }
 }
 
 /** An object schema that refuses unknown keys; `required` only when non-empty. */

@@ -8,6 +8,7 @@ import type { ErrorObject } from 'ajv';
 import { ApiError, type FieldError } from '../errors.js';
 import type { FieldDescription, ModelDescription, RawRecord } from '../types.js';
 import { ajv } from './ajv.js';
+import { exceedsKept, inexactKeyMessage, keptDigits } from './exact-keys.js';
 import type { JsonSchema } from './json-schema.js';
 import {
   createSchema,
@@ -174,6 +175,16 @@ function unaddressableKey(model: ModelDescription, clean: RawRecord): FieldError
     : [];
 }
 
+/** A create's key with more digits after the point than its column keeps (exact-keys.ts). */
+function inexactKey(model: ModelDescription, clean: RawRecord): FieldError[] {
+  const key = clean[model.primaryKey];
+  const field = model.fieldsByName.get(model.primaryKey);
+  const kept = field === undefined ? undefined : keptDigits(field);
+  if (field === undefined || kept === undefined || typeof key !== 'string' || !exceedsKept(key, kept))
+    return [];
+  return [{ path: model.primaryKey, message: inexactKeyMessage(field, kept) }];
+}
+
 /**
  * The required nested fields an update's embedded object leaves out where no object is stored (it
  * would be created without them): an object merges into a stored one, field by field and level by
@@ -272,6 +283,7 @@ export function compileWriteValidator(
       ...refused,
       // Before ajv's `minLength`/`not` of the key: its message says why.
       ...unaddressableKey(model, clean),
+      ...inexactKey(model, clean),
       ...errors,
       ...unstorableValues(clean),
     ]);
