@@ -29,11 +29,13 @@ import { declaredTableName, omittedWhenDeclared } from './conventions.js';
 import { hasCreateHooks } from './create-hooks.js';
 import { decimalDigitsOf } from './decimal-digits.js';
 import { dialectOf } from './dialect.js';
+import { keyFractionDigits, refuseInexactKey } from './exact-keys.js';
 import { fieldTypeOf, integerRangeOf, SAFE_INTEGERS, stringLengthOf } from './field-types.js';
 import { isSinglePrecision } from './float-precision.js';
 import { jsonFilterLimit } from './json-filters.js';
 import { keyComparisonOf } from './key-comparison.js';
 import { takesPatterns } from './pattern-columns.js';
+import { refuseUntypedVersion } from './untyped-properties.js';
 
 /** A MikroORM instance with any SQL or other driver and any entity list. */
 export type AnyMikroORM = MikroORM<
@@ -282,6 +284,7 @@ function relationFacts(
       `${meta.className}.${prop.name}: the primary key of ${target.className} has a type koa-model-api cannot serve.`,
     );
   }
+  refuseInexactKey(meta, targetKeyProp, type, prop);
   return {
     type,
     relation: {
@@ -410,6 +413,11 @@ function fieldFacts(
     type = scalarType(meta, prop, columns);
   }
   const primary = meta.primaryKeys.includes(prop.name);
+  if (primary) refuseInexactKey(meta, prop, type);
+  refuseUntypedVersion(meta, prop);
+  // What a timestamp or time key's column keeps: a client's key with more is refused on create.
+  const fractionDigits =
+    primary && columns !== undefined ? keyFractionDigits(prop, type, dialectOf(columns)) : undefined;
   const nullable = prop.nullable === true;
   const ormGenerated = prop.onCreate !== undefined || initial[prop.name] != null;
   const databaseGenerated =
@@ -479,6 +487,7 @@ function fieldFacts(
       : {}),
     ...range,
     ...(digits === undefined ? {} : { digits }),
+    ...(fractionDigits === undefined ? {} : { fractionDigits }),
     ...(type === 'number' && !computed && columns !== undefined && isSinglePrecision(prop, columns)
       ? { singlePrecision: true }
       : {}),

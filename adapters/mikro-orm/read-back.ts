@@ -35,6 +35,7 @@ import {
 import type { FieldType } from '../../lib/types.js';
 import type { Dialect } from './dialect.js';
 import { fieldTypeOf, hasBuiltInType } from './field-types.js';
+import { timestampDigitsOf } from './fraction-digits.js';
 
 /** What the read-back check reads of a plan under construction. */
 export interface ReadBackCandidate {
@@ -49,19 +50,9 @@ function columnOf(prop: EntityProperty): string {
   return String(prop.columnTypes?.[0] ?? '').toLowerCase();
 }
 
-/**
- * Whether a timestamp column keeps a JS Date's milliseconds: SQLite stores them as given; a
- * precision below 3 rounds (PostgreSQL) or truncates (MariaDB) them. Without one, PostgreSQL
- * keeps microseconds and MySQL/MariaDB whole seconds.
- */
+/** Whether a timestamp column keeps a JS Date's milliseconds (fraction-digits.ts). */
 function keepsMilliseconds(prop: EntityProperty, dialect: Dialect): boolean {
-  if (dialect === 'sqlite') return true;
-  const column = columnOf(prop);
-  // A Date in a `date` column (or anything else) loses its time of day.
-  if (!/^(timestamp|timestamptz|datetime)\b/.test(column)) return false;
-  const precision = /\((\d+)\)/.exec(column)?.[1];
-  if (precision !== undefined) return Number(precision) >= 3;
-  return dialect === 'postgresql';
+  return timestampDigitsOf(prop, dialect) >= 3;
 }
 
 /** A single-precision column: PostgreSQL `real`/`float4`, MySQL `float` (MikroORM's `float` type on both). */

@@ -7,10 +7,13 @@
  * server code sets (`onCreate: () => new Date()`) is stored as each driver writes it and read back
  * as different text on each database, and filters compare it as text. That is MikroORM's own
  * behaviour, and such a string property works alike everywhere, so it is served (as a string)
- * with a warning at registration naming the property and the declaration that fixes it.
+ * with a warning at registration naming the property and the declaration that fixes it. A version
+ * property is the exception: MikroORM increments it in SQL, which a varchar column breaks, so it is
+ * refused (`refuseUntypedVersion`).
  */
 import type { EntityMetadata, EntityProperty, Platform } from '@mikro-orm/core';
 import { ReferenceKind } from '@mikro-orm/core';
+import { ConfigurationError } from '../../lib/errors.js';
 
 /** What the warning reads of a served field (plan.ts imports this module). */
 export interface UntypedField {
@@ -33,6 +36,18 @@ export function isUntypedString(prop: EntityProperty, platform: Platform | undef
     isUntypedProperty(prop) &&
     platform !== undefined &&
     prop.columnTypes?.[0] === platform.getVarcharTypeDeclarationSQL(prop)
+  );
+}
+
+/**
+ * Throws a ConfigurationError for a `version: true` property MikroORM could not type: it keeps the
+ * counter in a varchar column, which PostgreSQL refuses to increment (every update fails) and the
+ * other databases answer as text ("2"). A warning would leave every update of the model broken.
+ */
+export function refuseUntypedVersion(meta: EntityMetadata, prop: EntityProperty): void {
+  if (prop.version !== true || !isUntypedProperty(prop)) return;
+  throw new ConfigurationError(
+    `${meta.className}.${prop.name} is a version property whose type MikroORM could not tell (\`number & Opt\` or \`Date & Opt\` reflects as Object): it would keep the version as text in a ${prop.columnTypes?.[0] ?? 'varchar'} column, which PostgreSQL cannot increment and the other databases answer as a string. Declare its type in the decorator: \`@Property({ version: true, type: 'integer' })\` for a counter, or \`type: 'datetime'\` for a timestamp.`,
   );
 }
 
