@@ -308,14 +308,14 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     const unreachable = await this.#unreachableReferences(session, plan, values);
     if (unreachable.length > 0) throw referencesNothing(unreachable);
     if (this.#isPlain(plan, session)) return this.#plain.create(session, plan, values);
-    // Links are the unit of work's to write, with the row, in the transaction of its flush.
-    if (Object.keys(links).length > 0)
-      return this.#readBack(session, plan, await this.#plain.insert(session, plan, values));
     // A row of defaults only: the query builder writes `insert … default values`, which MariaDB
-    // and MySQL refuse; the unit of work writes the form each database takes.
+    // and MySQL refuse; the unit of work writes the form each database takes. Links are the unit of
+    // work's to write, with the row, in the transaction of its flush.
     const onlyDefaults = Object.keys(values).length === 0;
-    const direct = onlyDefaults ? undefined : this.#directFor(plan, session, 'insert');
-    if (direct !== undefined) {
+    const direct =
+      onlyDefaults || Object.keys(links).length > 0 ? undefined : this.#directFor(plan, session, 'insert');
+    if (direct?.returning === true) {
+      // One statement writes and answers: nothing to read back, nothing left behind by a failure.
       let inserted: Awaited<ReturnType<typeof directInsert>>;
       try {
         inserted = await directInsert(session, plan, direct, values, this.#statements);
@@ -326,8 +326,17 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
       if ('row' in inserted) return decodeRow(plan, inserted.row);
       return this.#readBack(session, plan, inserted.id);
     }
-    // Hooks, subscribers or cascades: the unit of work writes, the fast path reads the row back.
-    return this.#readBack(session, plan, await this.#plain.insert(session, plan, values));
+    // The write and the read of its answer in one transaction, as the plain path's: a create
+    // answered with an error (its row unreadable, the connection lost before the read) leaves no
+    // row behind. MySQL and MariaDB return no row from an insert; hooks, subscribers or cascades
+    // need the unit of work, which writes, and the row is read back.
+    return this.#plain.answered(session, plan, values, async () => {
+      if (direct === undefined)
+        return this.#readBack(session, plan, await this.#plain.insert(session, plan, values, false));
+      const inserted = await directInsert(session, plan, direct, values, this.#statements);
+      markWritten(session);
+      return 'row' in inserted ? decodeRow(plan, inserted.row) : this.#readBack(session, plan, inserted.id);
+    }) as Promise<RawRecord>;
   }
 
   /** The row just inserted with this key. */

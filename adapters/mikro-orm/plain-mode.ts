@@ -98,13 +98,13 @@ export class PlainPath {
   /**
    * Inserts through the unit of work; the stored record: the entity after flush, as a MikroORM
    * application answers, or read back from the primary where that entity may not hold what the
-   * row does (read-back.ts), in the insert's transaction (`#answered`).
+   * row does (read-back.ts), in the insert's transaction (`answered`).
    */
   async create(session: EntityManager, plan: ModelPlan, values: Row): Promise<RawRecord> {
     if ((plan.readBack ?? listenerReason(session, plan.meta, 'create')) === undefined)
       return this.#flushed(session, plan, await this.#insert(session, plan, values));
     this.#checkValues(plan, values);
-    return this.#answered(session, plan, values, async () => {
+    return this.answered(session, plan, values, async () => {
       const entity = await this.#persistNew(session, plan, values);
       return this.#readBack(session, plan, wrap(entity, true).getPrimaryKey());
     }) as Promise<RawRecord>;
@@ -124,8 +124,8 @@ export class PlainPath {
       const entity = await this.#change(session, plan, key, values);
       return entity === undefined ? undefined : this.#flushed(session, plan, entity);
     }
-    return this.#answered(session, plan, values, async () => {
-      // Unmapped: `#answered` maps a failure after its rollback, outside the aborted transaction.
+    return this.answered(session, plan, values, async () => {
+      // Unmapped: `answered` maps a failure after its rollback, outside the aborted transaction.
       const entity = await this.#change(session, plan, key, values, false);
       return entity === undefined
         ? undefined
@@ -139,8 +139,9 @@ export class PlainPath {
    * behind, nor changed, by a request answered with an error. The read adds no statement: the
    * flush would open and commit a transaction of its own (it runs in this one). A failure is mapped after the rollback,
    * so that the mapping may ask the database (which reference dangles) outside an aborted one.
+   * The fast path runs its writes that must be read back in it too (adapter.ts).
    */
-  async #answered(
+  async answered(
     session: EntityManager,
     plan: ModelPlan,
     values: Row,
@@ -172,9 +173,14 @@ export class PlainPath {
 
   /**
    * `em.create` and a flush: hooks, subscribers, `onCreate` and cascades run as in any MikroORM
-   * application. The new row's key (the fast path reads the row back its own way).
+   * application. The new row's key (the fast path reads the row back its own way). Unmapped
+   * failures with `mapFailures: false`, for `answered` to map after its rollback.
    */
-  async insert(session: EntityManager, plan: ModelPlan, values: Row): Promise<unknown> {
+  async insert(session: EntityManager, plan: ModelPlan, values: Row, mapFailures = true): Promise<unknown> {
+    if (!mapFailures) {
+      this.#checkValues(plan, values);
+      return wrap(await this.#persistNew(session, plan, values), true).getPrimaryKey();
+    }
     return wrap(await this.#insert(session, plan, values), true).getPrimaryKey();
   }
 
@@ -372,7 +378,7 @@ export class PlainPath {
     const sql = `select ${keyColumn} as k, ${columns.join(', ')} from ${quote(plan.meta.tableName)} where ${keyColumn} in (${ids.map(() => '?').join(', ')})`;
     let rows: Row[];
     try {
-      // In the session's transaction, if any: a write's answer is read in it (`#answered`), and
+      // In the session's transaction, if any: a write's answer is read in it (`answered`), and
       // SQLite's one connection would wait for that transaction to end.
       rows = (await session
         .getConnection('write')
