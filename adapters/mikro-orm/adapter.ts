@@ -36,6 +36,7 @@ import {
   directInsert,
   directUpdate,
   planDirectWrites,
+  prepareInsert,
   quietEvents,
 } from './direct-writes.js';
 import { referencesNothing } from './errors.js';
@@ -314,11 +315,12 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     const onlyDefaults = Object.keys(values).length === 0;
     const direct =
       onlyDefaults || Object.keys(links).length > 0 ? undefined : this.#directFor(plan, session, 'insert');
-    if (direct?.returning === true) {
+    const stored = direct === undefined ? undefined : prepareInsert(plan, direct, values);
+    if (direct?.returning === true && stored !== undefined) {
       // One statement writes and answers: nothing to read back, nothing left behind by a failure.
       let inserted: Awaited<ReturnType<typeof directInsert>>;
       try {
-        inserted = await directInsert(session, plan, direct, values, this.#statements);
+        inserted = await directInsert(session, plan, direct, stored, this.#statements);
         markWritten(session);
       } catch (error) {
         throw await this.#failures.write(error, plan, values, session);
@@ -331,9 +333,9 @@ export class MikroOrmAdapter implements OrmAdapter<EntityManager> {
     // row behind. MySQL and MariaDB return no row from an insert; hooks, subscribers or cascades
     // need the unit of work, which writes, and the row is read back.
     return this.#plain.answered(session, plan, values, async () => {
-      if (direct === undefined)
+      if (direct === undefined || stored === undefined)
         return this.#readBack(session, plan, await this.#plain.insert(session, plan, values, false));
-      const inserted = await directInsert(session, plan, direct, values, this.#statements);
+      const inserted = await directInsert(session, plan, direct, stored, this.#statements);
       markWritten(session);
       return 'row' in inserted ? decodeRow(plan, inserted.row) : this.#readBack(session, plan, inserted.id);
     }) as Promise<RawRecord>;

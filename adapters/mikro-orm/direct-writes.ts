@@ -199,24 +199,32 @@ function insertValues(plan: ModelPlan, direct: DirectWrites, values: Row): Row {
 }
 
 /**
- * Inserts one row; resolves to the stored row (property names) when the database returns it, or
- * to the new primary key when it cannot (MySQL, MariaDB), for the caller to read back.
+ * The values an insert stores, or a 422 naming a missing required one. The unit of work refuses it
+ * before any SQL, naming the first in metadata order (ChangeSetPersister.validateRequired); so does
+ * this path, before its transaction too, so that both modes answer alike.
  */
-export async function directInsert(
-  session: EntityManager,
-  plan: ModelPlan,
-  direct: DirectWrites,
-  values: Row,
-  runner: StatementRunner,
-): Promise<{ row: Row } | { id: unknown }> {
+export function prepareInsert(plan: ModelPlan, direct: DirectWrites, values: Row): Row {
   const stored = insertValues(plan, direct, values);
-  // The unit of work refuses a missing required value before any SQL, naming the first in metadata
-  // order (ChangeSetPersister.validateRequired); so does this path, so that both modes answer alike.
   const missing = direct.required.find((name) => stored[name] === undefined);
   if (missing !== undefined) {
     const prop = plan.byName.get(missing)?.prop.name ?? missing;
     throw missingValues(plan.meta, [{ prop, json: missing }]);
   }
+  return stored;
+}
+
+/**
+ * Inserts one row of `prepareInsert`'s values; resolves to the stored row (property names) when the
+ * database returns it, or to the new primary key when it cannot (MySQL, MariaDB), for the caller
+ * to read back.
+ */
+export async function directInsert(
+  session: EntityManager,
+  plan: ModelPlan,
+  direct: DirectWrites,
+  stored: Row,
+  runner: StatementRunner,
+): Promise<{ row: Row } | { id: unknown }> {
   const qb = queryBuilder(session, plan).insert(stored as AnyEntity);
   if (direct.returning) {
     const { sql, params } = qb.returning(direct.columns as AnyEntity).toQuery();

@@ -142,7 +142,9 @@ for (const target of databaseTargets()) {
       const created = await adapter.create(session, Note, { text: 'one' });
       assert.deepEqual(created, { id: created.id, text: 'one', level: 3 });
       const returning = !target.startsWith('mariadb');
-      assert.deepEqual(log.take(), returning ? ['insert'] : ['insert', 'select']);
+      // MariaDB returns no row: the insert and the read of its answer share one transaction, so
+      // that a create answered with an error leaves no row behind.
+      assert.deepEqual(log.take(), returning ? ['insert'] : ['begin', 'insert', 'select', 'commit']);
       const updated = await adapter.update(session, Note, created.id as number, { text: 'two' });
       assert.deepEqual(updated, { ...created, text: 'two' });
       assert.deepEqual(log.take(), returning ? ['update'] : ['update', 'select']);

@@ -280,7 +280,13 @@ for (const target of databaseTargets()) {
           const [created, written] = await counted(adapter(), () =>
             adapter().create(session, Book, { title: `${mode} Solaris`, author: ann.id, tags: [t[3], t[1]] }),
           );
-          assert.deepEqual(written.slice(0, 4), ['begin', 'insert', 'insert', 'commit'], written.join(' '));
+          // The fast path reads its answer in the same transaction: a failed read leaves no row.
+          const commit = written.indexOf('commit');
+          assert.deepEqual(written.slice(0, 3), ['begin', 'insert', 'insert'], written.join(' '));
+          assert.ok(
+            commit > 0 && written.slice(3, commit).every((statement) => statement === 'select'),
+            written.join(' '),
+          );
           assert.deepEqual(
             created,
             { id: created.id, title: `${mode} Solaris`, author: ann.id, category: null },
