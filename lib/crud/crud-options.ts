@@ -40,8 +40,11 @@ export interface CrudRouterSettings {
   readonly strict?: boolean;
   /** Path prefix before `/{resource}`, e.g. `/api` (for composing into an existing app). */
   readonly prefix?: string;
-  /** The ownership field, when the detection rule cannot find it. */
-  readonly owner_field?: string;
+  /**
+   * The ownership field, when the detection rule cannot find it; `false`: the model has no owner
+   * (its many-to-ones to the user model are written by clients like any other field).
+   */
+  readonly owner_field?: string | false;
   /** The adapter, when the router is used on a plain Koa app without `useAdapter`. */
   readonly adapter?: OrmAdapter;
   /** Caps of `$like`/`$ilike` patterns and the `text` fields they may apply to. */
@@ -98,8 +101,8 @@ export interface ResolvedCrudOptions {
   readonly strict: boolean;
   /** The normalised path prefix: `''` or `/a/b`. */
   readonly prefix: string;
-  /** The explicit ownership field, from `owner_field` or its alias. */
-  readonly ownerField: string | undefined;
+  /** The explicit ownership field, from `owner_field` or its alias; `false` for none. */
+  readonly ownerField: string | false | undefined;
   /** The router's own adapter, if it was given one. */
   readonly adapter: OrmAdapter | undefined;
   /** Pattern caps and text-field opt-ins (field names are checked against the model later). */

@@ -73,6 +73,7 @@ function knowsCaller(options: ResolvedCrudOptions): boolean {
 
 /** Finds the ownership field: explicit option, a policy's own, or the detection rule. */
 function ownerFieldOf(options: ResolvedCrudOptions, model: ModelDescription): string | undefined {
+  if (options.ownerField === false) return undefined;
   if (options.ownerField !== undefined) {
     const field = model.fieldsByName.get(options.ownerField);
     if (field === undefined) {
@@ -87,9 +88,26 @@ function ownerFieldOf(options: ResolvedCrudOptions, model: ModelDescription): st
     if (name !== undefined) return name;
   }
   const userModel = options.authDependency?.userModel;
-  return userModel === undefined || userModel === model.model
-    ? undefined
-    : detectOwnerField(model, userModel);
+  if (userModel === undefined) {
+    warnUnknownOwner(options, model);
+    return undefined;
+  }
+  return userModel === model.model ? undefined : detectOwnerField(model, userModel);
+}
+
+/**
+ * Warns when a router authenticates with a dependency that names no user model (one wrapped in a
+ * middleware of the application's, or written by hand) on a model with many-to-one fields: no
+ * field can be found to be the owner, so clients write every one of them (`created_by` too).
+ */
+function warnUnknownOwner(options: ResolvedCrudOptions, model: ModelDescription): void {
+  if (options.authDependency === undefined || options.ownerField !== undefined) return;
+  const references = model.fields.filter((field) => field.relation !== undefined && field.writable);
+  if (references.length === 0) return;
+  process.emitWarning(
+    `koa-model-api: CrudRouter for ${model.name}: its auth_dependency names no userModel, so none of ${model.name}'s references (${references.map((field) => field.name).join(', ')}) is set from the caller on create: clients write them all. Keep the dependency's userModel when you wrap it (Object.assign(wrapper, { userModel: dependency.userModel, securityScheme: dependency.securityScheme })), name the owner with owner_field, or say there is none with owner_field: false.`,
+    { code: 'KMA_OWNER_UNKNOWN' },
+  );
 }
 
 /** The authentication a create of an owned record runs (see `CrudPlan.ownerAuthentication`). */

@@ -27,6 +27,6 @@ export function detectOwnerField(
   if (candidates.length <= 1) return candidates[0]?.name;
   for (const name of OWNER_FIELD_NAMES) if (candidates.some((field) => field.name === name)) return name;
   throw new ConfigurationError(
-    `${model.name} has several fields referencing ${userName} (${candidates.map((f) => f.name).join(', ')}) and none is named ${OWNER_FIELD_NAMES.join(', ')}: name the ownership field explicitly.`,
+    `${model.name} has several fields referencing ${userName} (${candidates.map((f) => f.name).join(', ')}) and none is named ${OWNER_FIELD_NAMES.join(', ')}: name the ownership field with the router's owner_field, or say the model has no owner with owner_field: false.`,
   );
 }

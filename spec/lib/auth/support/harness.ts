@@ -34,7 +34,6 @@ export interface AuthFixture {
   readonly app: Application;
   readonly auth: AuthRouter;
   readonly server: TestServer;
-  /** Another application on the same database, for a second AuthRouter configuration. */
   /** The same routes with other options, on a server of their own (`proxy`: trust `X-Forwarded-For`). */
   variant(
     options: Partial<AuthRouterOptions>,
