@@ -136,6 +136,12 @@ export const PROBLEM_RESPONSES = {
     code: 'validation_failed',
     description: 'The body is invalid; `errors` has one entry per field.',
   },
+  HeaderFieldsTooLarge: {
+    status: 431,
+    code: 'header_fields_too_large',
+    description:
+      'The request headers (a token, cookies, the URL) are larger than the server reads; answered before any route.',
+  },
   TooManyRequests: {
     status: 429,
     code: 'too_many_requests',
@@ -165,6 +171,7 @@ export const PROBLEM_STATUS: Readonly<Record<ProblemResponseName, string>> = {
   UnsupportedMediaType: '415',
   ValidationFailed: '422',
   TooManyRequests: '429',
+  HeaderFieldsTooLarge: '431',
   ServiceUnavailable: '503',
 };
 

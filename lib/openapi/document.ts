@@ -5,7 +5,7 @@
 import { ConfigurationError } from '../errors.js';
 import type { JsonSchema } from '../schema/json-schema.js';
 import type { AuthDependency, ModelClass, Policy } from '../types.js';
-import { baseComponents } from './components.js';
+import { baseComponents, PROBLEM_STATUS, responseRef } from './components.js';
 import { type CrudBuildContext, crudPathItems } from './crud-operations.js';
 import { humanize, OperationIdAllocator, operationIdFromPath } from './naming.js';
 import { followRenames, widens } from './plugin-names.js';
@@ -93,6 +93,17 @@ function schemeResolver(
     doc.securityScheme ??
     only ??
     DEFAULT_SECURITY_SCHEME;
+}
+
+/** The responses with one more status, kept in status order ('default' last). */
+function withStatus(
+  responses: Readonly<Record<string, unknown>>,
+  status: string,
+  response: unknown,
+): Record<string, unknown> {
+  const entries = [...Object.entries(responses), [status, response] as const];
+  const rank = (key: string): number => (/^\d/.test(key) ? Number(key.replace(/X/g, '0')) : 1000);
+  return Object.fromEntries(entries.sort(([a], [b]) => rank(a) - rank(b)));
 }
 
 /** Security scheme names that operations of a path item require. */
@@ -255,6 +266,14 @@ export function buildOpenApiDocument(sources: OpenApiSources): Record<string, un
       if (!HTTP_METHODS.has(method) || operation === null || typeof operation !== 'object') continue;
       const op = operation as Record<string, unknown>;
       if (op.security === undefined) op.security = [];
+      // The HTTP server answers any request whose headers are too large, before routing it.
+      const responses = op.responses as Record<string, unknown> | undefined;
+      if (responses !== undefined && responses[PROBLEM_STATUS.HeaderFieldsTooLarge] === undefined)
+        op.responses = withStatus(
+          responses,
+          PROBLEM_STATUS.HeaderFieldsTooLarge,
+          responseRef('HeaderFieldsTooLarge'),
+        );
     }
   }
 

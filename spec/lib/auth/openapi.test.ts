@@ -61,6 +61,7 @@ describe('auth in the OpenAPI document', await requireTarget('sqlite-memory'), (
       '415',
       '422',
       '429',
+      '431',
       '503',
     ]);
     assert.deepEqual(Object.keys(login.responses).sort(), [
@@ -71,6 +72,7 @@ describe('auth in the OpenAPI document', await requireTarget('sqlite-memory'), (
       '415',
       '422',
       '429',
+      '431',
       '503',
     ]);
     assert.deepEqual(Object.keys(login.requestBody?.content ?? {}).sort(), [
@@ -99,7 +101,7 @@ describe('auth in the OpenAPI document', await requireTarget('sqlite-memory'), (
   it('documents make-admin with security and 401/403/404', () => {
     const makeAdmin = document.paths['/admin/{id}/make-admin']?.post;
     assert.deepEqual(makeAdmin?.security, [{ OAuth2PasswordBearer: [] }]);
-    assert.deepEqual(Object.keys(makeAdmin?.responses ?? {}).sort(), ['200', '401', '403', '404', '503']);
+    assert.deepEqual(Object.keys(makeAdmin?.responses ?? {}).sort(), ['200', '401', '403', '404', '431', '503']);
   });
 
   it('puts security only on operations that need a user', () => {

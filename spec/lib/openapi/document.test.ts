@@ -239,6 +239,8 @@ describe('OpenAPI document', () => {
     for (const { path, op } of operations(doc)) {
       if (path === '/login' || path.startsWith('/admin')) continue;
       assert.ok('503' in at(op, 'responses'), path);
+      // Answered by the HTTP server before routing, to any request with headers too large.
+      assert.ok('431' in at(op, 'responses'), path);
     }
     const list = at(doc, 'paths', '/people', 'get');
     assert.deepEqual(Object.keys(at(list, 'responses', '200', 'headers')), ['X-Total-Count', 'Link']);
@@ -252,6 +254,7 @@ describe('OpenAPI document', () => {
       '413',
       '415',
       '422',
+      '431',
       '503',
     ]);
     assert.ok('Location' in at(create, 'responses', '201', 'headers'));
@@ -260,7 +263,7 @@ describe('OpenAPI document', () => {
     });
     const remove = at(doc, 'paths', '/api/gadgets/{id}', 'delete');
     // 400: a delete refuses every query parameter but the ignored ones.
-    assert.deepEqual(Object.keys(at(remove, 'responses')), ['204', '400', '404', '409', '503']);
+    assert.deepEqual(Object.keys(at(remove, 'responses')), ['204', '400', '404', '409', '431', '503']);
     assert.deepEqual(
       at(doc, 'components', 'responses', 'NotFound', 'content', 'application/problem+json', 'schema'),
       {
