@@ -16,8 +16,9 @@
  * 3. In a test file, call `runConformanceSuite(target)` at top level and run it with
  *    `node --test`. Skip a case only by naming it with a reason (`skip: { 'case-name': 'why' }`).
  *
- * The suite calls the adapter directly only to seed rows (`openSession` + `create` with plain
- * `{ name, quantity }` data); everything else goes through HTTP on 127.0.0.1.
+ * The suite calls the adapter directly to seed rows (`openSession` + `create`) and, in the
+ * `adapter-*` cases, for what HTTP cannot see (`findBy`, hidden fields in rows, `update`/`delete` of
+ * a missing key, `ping`); everything else goes through HTTP on 127.0.0.1.
  * @module koa-model-api/conformance
  */
 export { type ConformanceCaseName, conformanceCases } from './names.js';

@@ -8,6 +8,7 @@ export const conformanceCases = [
   'create-strict-rejects-pk-and-unknown-fields',
   'validation-422-one-entry-per-field',
   'round-trip-every-field-kind',
+  'datetime-offset-stored-as-utc-instant',
   'get-unknown-id-404',
   'update-keeps-absent-fields',
   'update-ignores-primary-key',
@@ -68,6 +69,10 @@ export const conformanceCases = [
   'unknown-route-404',
   'method-not-allowed-405',
   'errors-are-problem-details',
+  'adapter-find-by-unique-and-hidden-field',
+  'adapter-rows-hold-hidden-fields',
+  'adapter-update-delete-missing-key',
+  'adapter-ping-and-health-ready',
 ] as const;
 
 /** The name of one conformance case. */

@@ -1,7 +1,9 @@
 /** Every case of the suite by name; the type makes sure no name of `conformanceCases` lacks a body. */
 import type { ConformanceCase } from '../context.js';
 import type { ConformanceCaseName } from '../names.js';
+import { adapterContractCases } from './adapter-contract.js';
 import { createCases } from './create.js';
+import { datetimeCases } from './datetimes.js';
 import { filterCases } from './filters.js';
 import { httpCases } from './http.js';
 import { includeCases } from './include.js';
@@ -17,6 +19,7 @@ import { relationWriteCases } from './relation-writes.js';
 /** The body of each named case. */
 export const caseBodies: Readonly<Record<ConformanceCaseName, ConformanceCase>> = {
   ...createCases,
+  ...datetimeCases,
   ...recordCases,
   ...itemQueryCases,
   ...keyCases,
@@ -28,4 +31,5 @@ export const caseBodies: Readonly<Record<ConformanceCaseName, ConformanceCase>> 
   ...relationWriteCases,
   ...relationQueryCases,
   ...httpCases,
+  ...adapterContractCases,
 };
