@@ -1,7 +1,6 @@
 /** `runConformanceSuite`: registers one `node:test` test per named case for one target. */
-import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { caseBodies } from './cases/index.js';
 import type { CaseContext } from './context.js';
 import { type ConformanceCaseName, conformanceCases } from './names.js';
@@ -22,9 +21,10 @@ function checkSkips(target: ConformanceTarget): void {
 
 /**
  * Registers the conformance suite for one target: a `describe` named `conformance <target>` with
- * one `it` per case. `setup()` runs once before the first case; the cases share that schema and
- * stay independent by giving their data a prefix of their own. Prints
- * `conformance <name>: N passed, M skipped` (and failures) at the end.
+ * a first `it` that runs `setup()` and starts the servers, then one `it` per case; the cases share
+ * that schema and stay independent by giving their data a prefix of their own. Prints
+ * `conformance <name>: N passed, M skipped` (and failures) at the end. When `setup()` fails, its
+ * test fails with the cause, every case is skipped as not run, and the last line names the error.
  *
  * @example
  * // spec/my-adapter.conformance.test.ts of an adapter package, run with `node --test`
@@ -35,7 +35,8 @@ function checkSkips(target: ConformanceTarget): void {
  *     const adapter = await MyAdapter.connect({ url: 'sqlite::memory:', entities: [Gadget, Person, ...] });
  *     return { adapter, models: { Gadget, Person, ... }, teardown: () => adapter.close() };
  *   },
- *   skip: { 'list-filter-like-case-sensitive': 'SQLite LIKE ignores ASCII case' },
+ *   // An adapter without links() serves no collections (docs/adapters.md, "Relations"):
+ *   skip: { 'include-one-to-many-ordered-by-key': 'no links(): the adapter serves no to-many relations' },
  * });
  */
 export function runConformanceSuite(target: ConformanceTarget): void {
@@ -44,22 +45,29 @@ export function runConformanceSuite(target: ConformanceTarget): void {
   const counts = { passed: 0, failed: 0, skipped: 0 };
   let env: ConformanceEnvironment | undefined;
   let servers: RunningServers | undefined;
+  // Set when setup() or the servers failed: the cases then skip, so the run fails once, with the
+  // cause, instead of once per case with "setup() did not complete" and the cause far above.
+  let setupError: unknown;
 
   describe(`conformance ${target.name}`, () => {
-    before(async () => {
-      env = await target.setup();
-      servers = await startServers(env, target.name);
-    });
-
     after(async () => {
       try {
         await servers?.close();
       } finally {
         await env?.teardown();
-        const failed = counts.failed > 0 ? `, ${counts.failed} failed` : '';
-        console.log(
-          `conformance ${target.name}: ${counts.passed} passed, ${counts.skipped} skipped${failed}`,
-        );
+        console.log(summary(target.name, counts, setupError));
+      }
+    });
+
+    it('setup(): a fresh schema, served by the two applications', { timeout: 60_000 }, async () => {
+      try {
+        env = await target.setup();
+        servers = await startServers(env, target.name);
+      } catch (error) {
+        setupError = error ?? new Error('setup() rejected');
+        throw new Error(`Conformance target ${target.name}: setup() failed: ${messageOf(setupError)}`, {
+          cause: setupError,
+        });
       }
     });
 
@@ -72,8 +80,11 @@ export function runConformanceSuite(target: ConformanceTarget): void {
         it(title, { skip: reason });
         return;
       }
-      it(title, { timeout: 60_000 }, async () => {
-        assert.ok(env !== undefined && servers !== undefined, 'setup() did not complete');
+      it(title, { timeout: 60_000 }, async (t) => {
+        if (env === undefined || servers === undefined) {
+          t.skip('not run: setup() failed');
+          return;
+        }
         const ctx: CaseContext = {
           http: servers.http,
           strictHttp: servers.strictHttp,
@@ -91,4 +102,27 @@ export function runConformanceSuite(target: ConformanceTarget): void {
       });
     });
   });
+}
+
+/** The error's own words (`Error: connect ECONNREFUSED 127.0.0.1:5432`), without its stack. */
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+/**
+ * The last line of a run: `conformance <name>: N passed, M skipped[, K failed]`, or, when setup()
+ * failed, that line's cause and how many cases did not run.
+ */
+function summary(
+  name: string,
+  counts: { readonly passed: number; readonly failed: number; readonly skipped: number },
+  setupError: unknown,
+): string {
+  if (setupError !== undefined) {
+    const notRun = conformanceCases.length - counts.skipped;
+    return `conformance ${name}: setup() failed (${messageOf(setupError)}); ${notRun} cases not run, ${counts.skipped} skipped`;
+  }
+  const failed = counts.failed > 0 ? `, ${counts.failed} failed` : '';
+  return `conformance ${name}: ${counts.passed} passed, ${counts.skipped} skipped${failed}`;
 }
