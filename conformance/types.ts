@@ -27,7 +27,8 @@ import type { ConformanceCaseName } from './names.js';
  * - `Country` → `countries`: `code` string(2) pk given by the client on create, `name` string.
  *
  * Collections (`Author.books`, `Book.tags`, `Tag.books`) are not fields: `describe()` lists them in
- * `ModelDescription.collections`, and the adapter implements `links()` for them.
+ * `ModelDescription.collections` (through `ModelFacts.collections`), and the adapter implements
+ * `links()` for them.
  */
 export interface ConformanceModels {
   /** Most scalar field kinds, defaults, a unique and a hidden field (`gadgets`). */

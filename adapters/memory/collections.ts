@@ -6,21 +6,12 @@
  */
 import { ConfigurationError } from '../../lib/errors.js';
 import type { CollectionDescription, ModelClass } from '../../lib/types.js';
-import type { Declarations } from './compile.js';
+import { compileModel, type Declarations } from './compile.js';
 import type { CollectionSource, CompiledCollection, CompiledModel } from './compiled.js';
 import type { MemoryCollectionDeclaration, MemoryModelDeclaration } from './declaration.js';
 
 /** Fields only: what the first compilation pass produced. */
 type FieldModels = ReadonlyMap<ModelClass, CompiledModel>;
-
-function checkName(model: CompiledModel, name: string): void {
-  const modelName = model.description.name;
-  // A dot would make `include=a.b` ambiguous; a field of the same name would shadow the collection.
-  if (name === '' || name.includes('.'))
-    throw new ConfigurationError(`${modelName}: collection name "${name}" is empty or contains a dot.`);
-  if (model.fieldsByName.has(name))
-    throw new ConfigurationError(`${modelName}.${name}: a collection cannot have the name of a field.`);
-}
 
 /** The link source of a one-to-many, after checking its inverse field points back at `owner`. */
 function oneToManySource(
@@ -93,7 +84,10 @@ function compileCollection(
   return { description: Object.freeze(description), source };
 }
 
-/** The model with its collections compiled and listed in its description (frozen again). */
+/**
+ * The model compiled again with its collections, which `buildModelDescription` checks (a dot, a
+ * field's name, a name given twice) and lists in the description.
+ */
 export function withCollections(
   declaration: MemoryModelDeclaration,
   models: FieldModels,
@@ -102,17 +96,8 @@ export function withCollections(
   const model = models.get(declaration.model) as CompiledModel;
   const entries = Object.entries(declaration.collections ?? {});
   if (entries.length === 0) return model;
-  const collections = entries.map(([name, decl]) => {
-    checkName(model, name);
-    return compileCollection(model, name, decl, models, declarations);
-  });
-  const description = Object.freeze({
-    ...model.description,
-    collections: Object.freeze(collections.map((collection) => collection.description)),
-  });
-  return {
-    ...model,
-    description,
-    collections: new Map(collections.map((collection) => [collection.description.name, collection])),
-  };
+  const collections = entries.map(([name, decl]) =>
+    compileCollection(model, name, decl, models, declarations),
+  );
+  return compileModel(declaration, declarations, collections);
 }

@@ -9,7 +9,7 @@ import { ConfigurationError } from '../../lib/errors.js';
 import { buildModelDescription, type ModelFacts } from '../../lib/model/describe.js';
 import { type MixinFieldSpec, mixinFieldsOf } from '../../lib/model/framework-model.js';
 import type { FieldDescription, FieldType, ModelClass } from '../../lib/types.js';
-import type { CompiledField, CompiledModel, Generator } from './compiled.js';
+import type { CompiledCollection, CompiledField, CompiledModel, Generator } from './compiled.js';
 import type {
   MemoryDefault,
   MemoryFieldDeclaration,
@@ -220,7 +220,15 @@ function compileField(
   return { facts, runtime };
 }
 
-export function compileModel(declaration: MemoryModelDeclaration, declarations: Declarations): CompiledModel {
+/**
+ * Compiles one model; `collections` (compiled once every model's fields are known) go into its
+ * description through `ModelFacts.collections`, checked there like the fields.
+ */
+export function compileModel(
+  declaration: MemoryModelDeclaration,
+  declarations: Declarations,
+  collections: readonly CompiledCollection[] = [],
+): CompiledModel {
   const modelName = declaration.model.name;
   const runtime = new Map<string, Omit<CompiledField, 'field'>>();
   const facts: FieldFacts[] = [];
@@ -236,6 +244,7 @@ export function compileModel(declaration: MemoryModelDeclaration, declarations: 
     ...(declaration.table === undefined ? {} : { table: declaration.table }),
     primaryKeys: facts.filter((fact) => fact.primary).map((fact) => fact.name),
     fields: facts,
+    collections: collections.map((collection) => collection.description),
   });
   const fields = description.fields.map((field): CompiledField => ({ field, ...runtime.get(field.name) }));
   return {
@@ -243,6 +252,6 @@ export function compileModel(declaration: MemoryModelDeclaration, declarations: 
     fields,
     fieldsByName: new Map(fields.map((field) => [field.field.name, field])),
     primary: fields.find((field) => field.field.primary) as CompiledField,
-    collections: new Map(),
+    collections: new Map(collections.map((collection) => [collection.description.name, collection])),
   };
 }

@@ -284,12 +284,11 @@ function cachingResolver(orm: AnyMikroORM): PlanResolver {
 export function buildPlan(orm: AnyMikroORM, model: ModelClass, planOf?: PlanResolver): ModelPlan {
   const meta = entityMetadata(orm, model);
   const collections = collectionPlans(orm, meta);
-  const built = buildModelDescription({ ...modelFacts(orm, model), defaultOrder: defaultOrderOf(meta) });
-  // A collection is no field: the core's description builder knows fields only.
-  const description: ModelDescription =
-    collections.length === 0
-      ? built
-      : Object.freeze({ ...built, collections: Object.freeze(collections.map((c) => c.description)) });
+  const description = buildModelDescription({
+    ...modelFacts(orm, model),
+    defaultOrder: defaultOrderOf(meta),
+    collections: collections.map((collection) => collection.description),
+  });
   const platform = orm.em.getPlatform();
   const dialect = dialectOf(platform);
   const byJson = new Map(servedProperties(meta).map((prop) => [jsonNameOf(prop), prop]));

@@ -5,7 +5,14 @@
  */
 import { ConfigurationError } from '../errors.js';
 import { INT32_MAX, INT32_MIN } from '../schema/model-schemas.js';
-import type { FieldDescription, ModelClass, ModelDescription, SortKey } from '../types.js';
+import type {
+  CollectionDescription,
+  FieldDescription,
+  ModelClass,
+  ModelDescription,
+  SortKey,
+} from '../types.js';
+import { checkedCollections } from './describe-collections.js';
 import { explicitTableName, protectedFieldsOf } from './framework-model.js';
 import { defaultTableName } from './table-name.js';
 
@@ -31,6 +38,11 @@ export interface ModelFacts {
   readonly primaryKeys: readonly string[];
   /** Fields as the ORM sees them. */
   readonly fields: readonly FieldFacts[];
+  /**
+   * The to-many relations the adapter serves (one-to-many, many-to-many), never among `fields`;
+   * checked (names, kinds, `inverseField`, `writable`) and copied to `ModelDescription.collections`.
+   */
+  readonly collections?: readonly CollectionDescription[];
   /** The ORM never writes the model (MikroORM's `readonly: true`): it is served by its GET routes only. */
   readonly readOnly?: boolean;
   /** False when the ORM cannot create a record of the model itself (an inheritance root whose rows are all subclasses'): no POST route. */
@@ -199,6 +211,7 @@ export function buildModelDescription(facts: ModelFacts): ModelDescription {
   const table = tableNameOf(facts.model, facts.name, facts.table);
   const fieldsByName = new Map(fields.map((field) => [field.name, field]));
   const defaultOrder = checkedDefaultOrder(facts, fieldsByName);
+  const collections = checkedCollections(facts.name, facts.collections, fieldsByName);
   return Object.freeze({
     name: facts.name,
     table,
@@ -207,6 +220,7 @@ export function buildModelDescription(facts: ModelFacts): ModelDescription {
     fields: Object.freeze(fields),
     fieldsByName,
     model: facts.model,
+    ...(collections === undefined ? {} : { collections }),
     ...(facts.readOnly === true ? { readOnly: true } : {}),
     ...(facts.creatable === false ? { creatable: false } : {}),
     ...(facts.omitsNull === true ? { omitsNull: true } : {}),

@@ -188,7 +188,7 @@ describe('MemoryAdapter relation declarations refused with ConfigurationError', 
           { collections: { tags: { kind: 'many-to-many', target: () => Clash } } },
         ),
       ],
-      /^Clash\.tags: a collection cannot have the name of a field/,
+      /^Model Clash: collection "tags" has the name of a field/,
     );
     refused(
       [
@@ -198,7 +198,7 @@ describe('MemoryAdapter relation declarations refused with ConfigurationError', 
           { collections: { 'a.b': { kind: 'many-to-many', target: () => Clash } } },
         ),
       ],
-      /^Clash: collection name "a\.b" is empty or contains a dot/,
+      /^Model Clash: collection "a\.b" has an empty name or one with a dot/,
     );
     const odd = { kind: 'one-to-one', target: Clash } as unknown as MemoryCollectionDeclaration;
     refused(
