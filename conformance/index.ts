@@ -14,13 +14,14 @@
  *    parallel runs never collide), builds the adapter over it and returns `teardown` that closes
  *    the adapter and drops the schema. The suite never closes the adapter itself.
  * 3. In a test file, call `runConformanceSuite(target)` at top level and run it with
- *    `node --test`. Skip a case only by naming it with a reason (`skip: { 'case-name': 'why' }`).
+ *    `node --test`. Skip a case only by naming it with a reason (`skip: { 'case-name': 'why' }`);
+ *    an adapter without `links()` skips `collectionCases`.
  *
  * The suite calls the adapter directly to seed rows (`openSession` + `create`) and, in the
  * `adapter-*` cases, for what HTTP cannot see (`findBy`, hidden fields in rows, `update`/`delete` of
  * a missing key, `ping`); everything else goes through HTTP on 127.0.0.1.
  * @module koa-model-api/conformance
  */
-export { type ConformanceCaseName, conformanceCases } from './names.js';
+export { type ConformanceCaseName, collectionCases, conformanceCases } from './names.js';
 export { runConformanceSuite } from './run.js';
 export type { ConformanceEnvironment, ConformanceModels, ConformanceTarget } from './types.js';

@@ -77,3 +77,21 @@ export const conformanceCases = [
 
 /** The name of one conformance case. */
 export type ConformanceCaseName = (typeof conformanceCases)[number];
+
+/**
+ * The cases that need the to-many relations (`links()` for `include=`, collection writes): an
+ * adapter that serves none skips these, each with its reason (docs/adapters.md, "Relations").
+ */
+export const collectionCases = [
+  'include-one-to-many-ordered-by-key',
+  'include-many-to-many-both-sides',
+  'include-depth-2',
+  'include-fields-dotted-path',
+  'include-limit-per-relation',
+  'many-to-many-write-create-and-update',
+  'many-to-many-unknown-keys-422',
+  'many-to-many-duplicates-and-types-422',
+  'many-to-many-failed-write-keeps-links',
+  'many-to-many-delete-unlinks',
+  'unwritable-collections-dropped-or-strict-422',
+] as const satisfies readonly ConformanceCaseName[];

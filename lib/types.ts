@@ -389,7 +389,8 @@ export interface OrmAdapter<Session = unknown> {
    * many owners there are. Each owner's links come in the order the ORM gives the relation (MikroORM:
    * the relation's and the target's `orderBy`), ties and relations without one ordered by target
    * key; at most `perOwner` of them, the first in that order; owners with none have no link.
-   * Required when a model has collections.
+   * Without it the core embeds no collection: registering a router for a model that has some
+   * warns (`KMA_COLLECTIONS_WITHOUT_LINKS`), and `include=` of one is a 400.
    */
   links?(
     session: Session,

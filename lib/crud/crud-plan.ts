@@ -13,6 +13,7 @@ import type { ListQueryOptions } from '../query/list-query.js';
 import { compileSerializer, type Serializer } from '../schema/serializer.js';
 import { compileWriteValidator, type WriteValidator } from '../schema/write-validator.js';
 import type { AppContext, AppState, ModelClass, ModelDescription, OrmAdapter, RawRecord } from '../types.js';
+import { warnCollectionsWithoutLinks } from './collections-without-links.js';
 import type { ResolvedCrudOptions } from './crud-options.js';
 import { warnHiddenRequired } from './hidden-required.js';
 
@@ -193,7 +194,8 @@ function resolveRelations(
       nested: () => plan.relations(),
     });
   }
-  // An adapter without `links` cannot embed collections (the contract makes it optional).
+  // An adapter without `links` cannot embed collections: registration warned
+  // (KMA_COLLECTIONS_WITHOUT_LINKS), and they are not includable.
   const collections = typeof adapter.links === 'function' ? (model.collections ?? []) : [];
   for (const collection of collections) {
     if (allowed !== undefined && !allowed.has(collection.name)) continue;
@@ -261,6 +263,7 @@ export function compileCrudPlan(
   const readOnlyFields: ReadonlySet<string> = new Set(ownerField === undefined ? [] : [ownerField]);
   const hooks = options.writeHooks;
   warnHiddenRequired(model, { writeHooks: hooks !== undefined, ownerField });
+  warnCollectionsWithoutLinks(adapter, model);
   const compile = (mode: 'create' | 'update'): WriteValidator =>
     compileWriteValidator(model, {
       mode,

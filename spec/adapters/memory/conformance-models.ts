@@ -5,6 +5,7 @@
 import { defineMemoryModel, MemoryAdapter } from '../../../adapters/memory/index.js';
 import type { ConformanceModels, ConformanceTarget } from '../../../conformance/index.js';
 import { FrameworkModel } from '../../../lib/model/framework-model.js';
+import type { OrmAdapter } from '../../../lib/types.js';
 
 const ID = { type: 'integer', primary: true, generated: true } as const;
 
@@ -90,6 +91,20 @@ export function createConformanceMemoryAdapter(): MemoryAdapter {
         name: { type: 'string' },
       }),
     ],
+  });
+}
+
+/**
+ * The conformance adapter with `links` hidden, standing in for an adapter that serves no to-many
+ * relations; its other methods are the memory adapter's, bound to it.
+ */
+export function createConformanceAdapterWithoutLinks(): OrmAdapter {
+  return new Proxy(createConformanceMemoryAdapter(), {
+    get(target, key) {
+      if (key === 'links') return undefined;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
   });
 }
 
