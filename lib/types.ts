@@ -294,7 +294,14 @@ export interface FilterCondition {
   readonly field: string;
   /** The comparison to apply. */
   readonly op: FilterOperator;
-  /** An array for `$in`/`$nin`, a boolean for `$exists`, `null` allowed for `$eq`/`$ne`. */
+  /**
+   * An array for `$in`/`$nin`, a boolean for `$exists`, the pattern text for `$like`/`$ilike`
+   * (read it with `parseLikePattern`); otherwise one value in the field kind's form: a number for
+   * `integer`/`number`, a boolean for `boolean`, a string for the rest — `bigint` normalised
+   * digits, `decimal`, `date`, `time` and `datetime` as given (a datetime with its offset, or a
+   * bare day meaning UTC midnight: compare it as an instant). `null` only for `$eq`/`$ne` from a
+   * policy's `scope()`. Table in docs/adapters.md, "List semantics".
+   */
   readonly value: unknown;
 }
 
@@ -327,8 +334,9 @@ export interface ListQuery {
   /** Count the rows matching `filters` (ignoring limit, offset and after). */
   readonly withTotal: boolean;
   /**
-   * Keyset position: one value per sort key (same order, already coerced like filter values, never
-   * null). Only rows strictly after it in the sort order are returned; `offset` is then 0.
+   * Keyset position: one value per sort key (same order, in the forms of `FilterCondition.value`,
+   * never null). Only rows strictly after it in the sort order are returned; `offset` is then 0.
+   * With `after` set every sort key is a non-nullable field of the model itself (no relation path).
    */
   readonly after?: readonly unknown[];
   /**
