@@ -101,7 +101,14 @@ describe('auth in the OpenAPI document', await requireTarget('sqlite-memory'), (
   it('documents make-admin with security and 401/403/404', () => {
     const makeAdmin = document.paths['/admin/{id}/make-admin']?.post;
     assert.deepEqual(makeAdmin?.security, [{ OAuth2PasswordBearer: [] }]);
-    assert.deepEqual(Object.keys(makeAdmin?.responses ?? {}).sort(), ['200', '401', '403', '404', '431', '503']);
+    assert.deepEqual(Object.keys(makeAdmin?.responses ?? {}).sort(), [
+      '200',
+      '401',
+      '403',
+      '404',
+      '431',
+      '503',
+    ]);
   });
 
   it('puts security only on operations that need a user', () => {
