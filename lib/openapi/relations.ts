@@ -148,13 +148,21 @@ export function includeParameter(
 }
 
 /**
- * Dotted names `fields=` accepts: the readable fields of each includable relation, one level
- * deeper too (`author.name`, `comments.author.name`).
+ * Relation names `fields=` accepts: each includable to-many relation (`comments`), and the readable
+ * fields of each includable relation by dotted name, one level deeper too (`author.name`,
+ * `comments.author.name`).
  */
 export function relationFieldNames(relations: readonly DocumentedRelation[]): string[] {
-  return relations.flatMap((entry) =>
-    selectableFields(entry.relation.target).map((name) => `${entry.path}.${name}`),
-  );
+  // An included to-many relation may be named as it is (it is in the response anyway).
+  const collections = direct(relations)
+    .filter((entry) => entry.relation.kind !== 'many-to-one')
+    .map((entry) => entry.path);
+  return [
+    ...collections,
+    ...relations.flatMap((entry) =>
+      selectableFields(entry.relation.target).map((name) => `${entry.path}.${name}`),
+    ),
+  ];
 }
 
 /** `rel.field` sort keys: the sortable fields of each many-to-one target. */

@@ -259,6 +259,15 @@ export function parseFields(
       related = true;
       continue;
     }
+    // An included to-many relation is in the response whatever `fields=` says: naming it is no error.
+    if (!model.fieldsByName.has(name) && model.collections?.some((collection) => collection.name === name)) {
+      if (!included.has(name))
+        throw ApiError.invalidQuery(
+          `fields: "${name}" is a relation of ${model.name}, which the request does not include; add include=${name}.`,
+        );
+      related = true;
+      continue;
+    }
     readableField(model, name, 'fields');
     unique.add(name);
   }

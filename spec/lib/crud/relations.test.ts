@@ -213,8 +213,19 @@ describe('relations: include=', () => {
     });
   });
 
+  it('takes an included to-many relation named in fields= as it is: in the response anyway', async () => {
+    const named = await json(
+      await setup.server.request('/entries?include=replies&fields=title,replies'),
+      200,
+    );
+    const plain = await json(await setup.server.request('/entries?include=replies&fields=title'), 200);
+    assert.deepEqual(named, plain);
+    assert.deepEqual(Object.keys(named[0]), ['title', 'replies']);
+  });
+
   it('refuses what cannot be included with a 400 that names it', async () => {
     for (const [query, text] of [
+      ['fields=title,replies', 'include=replies'],
       ['include=secret', '"secret"'],
       ['include=nothing', '"nothing"'],
       ['include=replies.entry.owner', '3 levels'],

@@ -278,6 +278,7 @@ describe('OpenAPI: fields, sort and filters through relations', () => {
       'author.born',
       'category.name',
       'tags.name',
+      'tags',
       'author.books.title',
     ];
     for (const name of expected) {
