@@ -7,7 +7,7 @@
  * description carries (`fractionDigits`, as a decimal key's `digits.scale`) for the core to refuse
  * a client's key with more (lib/schema/exact-keys.ts).
  */
-import type { EntityMetadata, EntityProperty } from '@mikro-orm/core';
+import { DecimalType, type EntityMetadata, type EntityProperty, FloatType } from '@mikro-orm/core';
 import { ConfigurationError } from '../../lib/errors.js';
 import type { FieldType } from '../../lib/types.js';
 import type { Dialect } from './dialect.js';
@@ -20,7 +20,7 @@ export function refuseInexactKey(
   type: FieldType,
   via?: EntityProperty,
 ): void {
-  if (type !== 'number') return;
+  if (type !== 'number' || !isFloatingPoint(prop)) return;
   const subject =
     via === undefined
       ? `${meta.className}.${prop.name} is a primary key of a floating-point type`
@@ -28,6 +28,17 @@ export function refuseInexactKey(
   throw new ConfigurationError(
     `${subject} (${String(prop.columnTypes?.[0] ?? prop.type)}): the database may store another number than the one given, so a record could not be addressed, nor read back, by the key it was created with. Use an integer, a decimal (\`type: 'decimal'\`, a string of fixed places), a string or a uuid key.`,
   );
+}
+
+/**
+ * Whether a key described as a JSON number is stored in a floating-point column: a decimal in
+ * `mode: 'number'` (an exact column, a number in JS) is not.
+ */
+function isFloatingPoint(prop: EntityProperty): boolean {
+  if (prop.customType instanceof DecimalType) return false;
+  if (prop.customType instanceof FloatType) return true;
+  const column = String(prop.columnTypes?.[0] ?? prop.type ?? '').toLowerCase();
+  return !/^(decimal|numeric|number)\b/.test(column);
 }
 
 /** The `fractionDigits` of a timestamp or time key on this dialect, or undefined when every digit given is kept. */

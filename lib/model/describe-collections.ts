@@ -18,11 +18,8 @@ function problemOf(
     return `has the kind "${String(kind)}"; use one-to-many or many-to-many`;
   if (typeof collection.targetModel !== 'function') return 'has no targetModel (the target class)';
   if (collection.target === '' || collection.targetKey === '') return 'needs its target and targetKey';
-  if (
-    collection.targetKeyType === 'object' ||
-    collection.targetKeyType === 'array' ||
-    collection.targetKeyType === 'json'
-  )
+  // A key of a custom type is described as 'json' (its JSON form is the type's): served as such.
+  if (collection.targetKeyType === 'object' || collection.targetKeyType === 'array')
     return `has a ${collection.targetKeyType} targetKeyType; a key is a scalar`;
   if (kind === 'one-to-many') {
     if (typeof collection.inverseField !== 'string' || collection.inverseField === '')

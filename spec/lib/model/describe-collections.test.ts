@@ -69,7 +69,7 @@ describe('ModelFacts.collections', () => {
       [{ writable: true }, /one-to-many and writable/],
       [{ kind: 'many-to-many' }, /many-to-many with an inverseField/],
       [{ targetModel: undefined as never }, /no targetModel/],
-      [{ targetKeyType: 'json' }, /json targetKeyType/],
+      [{ targetKeyType: 'object' }, /object targetKeyType/],
     ];
     for (const [change, message] of refused) {
       assert.throws(
