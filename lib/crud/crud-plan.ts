@@ -74,7 +74,17 @@ function knowsCaller(options: ResolvedCrudOptions): boolean {
 
 /** Finds the ownership field: explicit option, a policy's own, or the detection rule. */
 function ownerFieldOf(options: ResolvedCrudOptions, model: ModelDescription): string | undefined {
-  if (options.ownerField === false) return undefined;
+  if (options.ownerField === false) {
+    // A policy deciding by an owner field would trust a field clients now write (a forged owner).
+    for (const [method, policy] of Object.entries(options.policies)) {
+      const field = policy?.ownerField?.(model);
+      if (field !== undefined)
+        throw new ConfigurationError(
+          `CrudRouter for ${model.name}: owner_field: false lets clients write ${field}, which the ${method} policy (${policy?.name}) decides by; name the owner instead, or give that method another policy.`,
+        );
+    }
+    return undefined;
+  }
   if (options.ownerField !== undefined) {
     const field = model.fieldsByName.get(options.ownerField);
     if (field === undefined) {
@@ -96,15 +106,24 @@ function ownerFieldOf(options: ResolvedCrudOptions, model: ModelDescription): st
   return userModel === model.model ? undefined : detectOwnerField(model, userModel);
 }
 
+/** The models each dependency without a user model was warned of (`KMA_OWNER_UNKNOWN`). */
+const unknownOwnerWarnings = new WeakMap<object, WeakSet<ModelClass>>();
+
 /**
  * Warns when a router authenticates with a dependency that names no user model (one wrapped in a
  * middleware of the application's, or written by hand) on a model with many-to-one fields: no
  * field can be found to be the owner, so clients write every one of them (`created_by` too).
  */
 function warnUnknownOwner(options: ResolvedCrudOptions, model: ModelDescription): void {
-  if (options.authDependency === undefined || options.ownerField !== undefined) return;
+  const dependency = options.authDependency;
+  if (dependency === undefined || options.ownerField !== undefined) return;
   const references = model.fields.filter((field) => field.relation !== undefined && field.writable);
   if (references.length === 0) return;
+  // Once per dependency and model: each application or test app registering it again says nothing new.
+  const warned = unknownOwnerWarnings.get(dependency) ?? new WeakSet<ModelClass>();
+  unknownOwnerWarnings.set(dependency, warned);
+  if (warned.has(model.model)) return;
+  warned.add(model.model);
   process.emitWarning(
     `koa-model-api: CrudRouter for ${model.name}: its auth_dependency names no userModel, so none of ${model.name}'s references (${references.map((field) => field.name).join(', ')}) is set from the caller on create: clients write them all. Keep the dependency's userModel when you wrap it (Object.assign(wrapper, { userModel: dependency.userModel, securityScheme: dependency.securityScheme })), name the owner with owner_field, or say there is none with owner_field: false.`,
     { code: 'KMA_OWNER_UNKNOWN' },

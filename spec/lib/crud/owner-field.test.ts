@@ -117,6 +117,24 @@ describe('owner_field: false and dependencies without a user model', () => {
     );
   });
 
+  it('refuses owner_field: false beside a policy that decides by the owner field', () => {
+    assert.throws(
+      () =>
+        new CrudRouter({
+          model: Note,
+          prefix: '/refused',
+          secure: true,
+          auth_dependency: auth.get_auth_dependency(),
+          owner_field: false,
+          policy: { PUT: auth.owner_or_admin(Note) },
+        }).register_routes(
+          new Application({ title: 'refused', adapter, logger: memoryLogger(), health: false }),
+        ),
+      (error: unknown) =>
+        error instanceof ConfigurationError && /owner_field: false.*created_by.*PUT/.test(error.message),
+    );
+  });
+
   it('warns when a wrapped dependency names no user model, and not once owner_field says', async () => {
     const dependency = auth.get_auth_dependency();
     const wrapped = (async (ctx, next) => {
