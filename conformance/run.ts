@@ -1,6 +1,6 @@
 /** `runConformanceSuite`: registers one `node:test` test per named case for one target. */
 import { randomBytes } from 'node:crypto';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { caseBodies } from './cases/index.js';
 import type { CaseContext } from './context.js';
 import { type ConformanceCaseName, conformanceCases } from './names.js';
@@ -19,12 +19,16 @@ function checkSkips(target: ConformanceTarget): void {
   }
 }
 
+/** How long `setup()` and the two servers' start may take (a database created, a schema made). */
+const SETUP_TIMEOUT_MS = 120_000;
+
 /**
- * Registers the conformance suite for one target: a `describe` named `conformance <target>` with
- * a first `it` that runs `setup()` and starts the servers, then one `it` per case; the cases share
- * that schema and stay independent by giving their data a prefix of their own. Prints
- * `conformance <name>: N passed, M skipped` (and failures) at the end. When `setup()` fails, its
- * test fails with the cause, every case is skipped as not run, and the last line names the error.
+ * Registers the conformance suite for one target: a `describe` named `conformance <target>` whose
+ * `before` hook runs `setup()` and starts the servers (also when `--test-name-pattern` picks one
+ * case), then one `it` per case; the cases share that schema and stay independent by giving their
+ * data a prefix of their own. Prints `conformance <name>: N passed, M skipped` (and failures) at
+ * the end. When `setup()` fails, the first case that runs fails with the cause, the others are
+ * skipped as not run, and the last line names the error.
  *
  * @example
  * // spec/my-adapter.conformance.test.ts of an adapter package, run with `node --test`
@@ -61,17 +65,20 @@ export function runConformanceSuite(target: ConformanceTarget): void {
       }
     });
 
-    it('setup(): a fresh schema, served by the two applications', async () => {
-      try {
-        env = await target.setup();
-        servers = await startServers(env, target.name);
-      } catch (error) {
-        setupError = error ?? new Error('setup() rejected');
-        throw new Error(`Conformance target ${target.name}: setup() failed: ${messageOf(setupError)}`, {
-          cause: setupError,
-        });
-      }
-    });
+    // A hook, not a test: `--test-name-pattern` picking one case still runs it. Its failure is kept
+    // for the first case that runs to report, once.
+    before(
+      async () => {
+        try {
+          env = await target.setup();
+          servers = await startServers(env, target.name);
+        } catch (error) {
+          setupError = error ?? new Error('setup() rejected');
+        }
+      },
+      { timeout: SETUP_TIMEOUT_MS },
+    );
+    let reported = false;
 
     conformanceCases.forEach((name: ConformanceCaseName, index) => {
       const body = caseBodies[name];
@@ -83,8 +90,14 @@ export function runConformanceSuite(target: ConformanceTarget): void {
         return;
       }
       it(title, { timeout: 60_000 }, async (t) => {
+        if (setupError !== undefined && !reported) {
+          reported = true;
+          throw new Error(`Conformance target ${target.name}: setup() failed: ${messageOf(setupError)}`, {
+            cause: setupError,
+          });
+        }
         if (env === undefined || servers === undefined) {
-          t.skip('not run: setup() failed');
+          t.skip(setupError === undefined ? 'not run: setup() did not finish' : 'not run: setup() failed');
           return;
         }
         const ctx: CaseContext = {
