@@ -1,9 +1,10 @@
 /**
  * The client address a throttle counts under. An IPv4 address counts alone; an IPv6 address counts
- * with the rest of its /64, the smallest block a provider hands one customer (RFC 6177): whoever
+ * with the rest of its /64, the block a provider usually hands one customer (RFC 6177): whoever
  * holds one address of it can use all 2^64, so counting each address alone would let one client
  * make a fresh start with every guess. An IPv4 address written as IPv6 (`::ffff:192.0.2.1`, how a
- * dual-stack socket reports an IPv4 peer) counts as that IPv4 address.
+ * dual-stack socket reports an IPv4 peer), or translated by a NAT64 gateway (`64:ff9b::192.0.2.1`),
+ * counts as that IPv4 address.
  */
 import { isIPv4, isIPv6 } from 'node:net';
 
@@ -30,8 +31,11 @@ export function throttledAddress(address: string): string {
   if (isIPv4(address)) return address;
   const groups = groupsOf(address);
   if (groups === undefined || groups.length !== 8) return address;
-  // ::ffff:a.b.c.d, an IPv4 peer on a dual-stack socket.
-  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) {
+  // ::ffff:a.b.c.d, an IPv4 peer on a dual-stack socket; 64:ff9b::a.b.c.d, one a NAT64 gateway
+  // translated (RFC 6052): every IPv4 client of an IPv6-only server would share one /64.
+  const mapped = groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff;
+  const translated = groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0);
+  if (mapped || translated) {
     const [high, low] = groups.slice(6) as [number, number];
     return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
   }

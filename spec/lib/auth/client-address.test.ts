@@ -29,6 +29,9 @@ describe('throttledAddress', () => {
   it('counts an IPv4 peer of a dual-stack socket as the IPv4 address', () => {
     assert.equal(throttledAddress('::ffff:198.51.100.7'), '198.51.100.7');
     assert.equal(throttledAddress('::FFFF:c633:6407'), '198.51.100.7');
+    // An IPv4 client of an IPv6-only server, through a NAT64 gateway's well-known prefix.
+    assert.equal(throttledAddress('64:ff9b::198.51.100.7'), '198.51.100.7');
+    assert.equal(throttledAddress('64:ff9b::c633:6408'), '198.51.100.8');
   });
 
   it('leaves what is no address as it is (a test client, an unknown socket)', () => {
