@@ -76,6 +76,7 @@ export class CrudRouter {
         operations: crudOperations(plan),
         prefix: this.options.prefix,
         secure: this.options.secure,
+        authenticates: this.options.authDependency !== undefined,
         ...(this.options.authDependency?.securityScheme === undefined
           ? {}
           : { securityScheme: this.options.authDependency.securityScheme }),

@@ -352,7 +352,13 @@ function access(
  * a policy that needs a user (`ownerAuthenticationOf`, crud-plan.ts).
  */
 function authenticating(doc: CrudRoutesDoc, policy: Policy | undefined, owned: boolean): Policy | undefined {
-  if (!owned || policy?.authenticate !== undefined || doc.securityScheme !== undefined) return policy;
+  if (
+    !owned ||
+    policy?.authenticate !== undefined ||
+    doc.authenticates === true ||
+    doc.securityScheme !== undefined
+  )
+    return policy;
   return Object.values(doc.policies).find(
     (other) => other?.requiresUser === true && other.authenticate !== undefined,
   );

@@ -20,6 +20,8 @@ export interface CrudRoutesDoc {
   readonly secure: boolean;
   /** Name of the security scheme of the router's dependency, when secured. */
   readonly securityScheme?: string;
+  /** Whether the router has a dependency of its own (which an owned record's create runs first). */
+  readonly authenticates?: boolean;
   /** The router's policies, which add 401/403 responses and a sentence to each operation. */
   readonly policies: Readonly<Partial<Record<CrudMethod, Policy>>>;
   /** Fields this router never lets a client write on top of the model's own rules (the ownership field). */

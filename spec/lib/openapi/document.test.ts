@@ -230,7 +230,16 @@ describe('OpenAPI document', () => {
         policies: { DELETE: policy('admin_only', 'Only admins.', true, 'PartnerBearer') },
       }),
     );
+    // A dependency of the router's own that names no scheme still comes first: not the policy's.
+    registry.addCrud(
+      crudDoc(userDescription(), {
+        ownerField: 'owner',
+        authenticates: true,
+        policies: { DELETE: policy('admin_only', 'Only admins.', true, 'PartnerBearer') },
+      }),
+    );
     const twoSchemes = registry.document();
+    assert.notDeepEqual(at(twoSchemes, 'paths', '/users', 'post').security, [{ PartnerBearer: [] }]);
     assert.deepEqual(at(twoSchemes, 'paths', '/people', 'post').security, [{ PartnerBearer: [] }]);
     assert.deepEqual(at(twoSchemes, 'paths', '/gadgets', 'post').security, [{ [SCHEME]: [] }]);
   });
