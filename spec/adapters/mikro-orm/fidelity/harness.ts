@@ -236,17 +236,23 @@ async function startEnv(
     schema: create ? 'create' : 'none',
     mode,
   });
-  const app = new Application({
-    title: `fidelity ${target} ${mode}`,
-    adapter,
-    ...(catalogue.logger === undefined ? {} : { logger: catalogue.logger }),
-  });
-  for (const [model, route] of catalogue.routes) {
-    const prefix = route.split('/').slice(0, -1).join('/');
-    new CrudRouter(prefix === '' ? { model } : { model, prefix }).register_routes(app);
+  try {
+    const app = new Application({
+      title: `fidelity ${target} ${mode}`,
+      adapter,
+      ...(catalogue.logger === undefined ? {} : { logger: catalogue.logger }),
+    });
+    for (const [model, route] of catalogue.routes) {
+      const prefix = route.split('/').slice(0, -1).join('/');
+      new CrudRouter(prefix === '' ? { model } : { model, prefix }).register_routes(app);
+    }
+    // A plain server over app.callback(): closing it leaves the adapter to this harness.
+    return new FidelityEnv(target, mode, adapter, await serve(app.callback()), catalogue.routes);
+  } catch (error) {
+    // A model refused at registration: its pool would keep the test process alive until the timeout.
+    await adapter.close();
+    throw error;
   }
-  // A plain server over app.callback(): closing it leaves the adapter to this harness.
-  return new FidelityEnv(target, mode, adapter, await serve(app.callback()), catalogue.routes);
 }
 
 /**
