@@ -6,7 +6,7 @@
 import { type EntityMetadata, type EntityProperty, ReferenceKind } from '@mikro-orm/core';
 import type { CollectionDescription, ModelClass } from '../../lib/types.js';
 import { collectionOrderOf, type LinkOrderKey } from './default-order.js';
-import { type AnyMikroORM, jsonNameOf } from './describe.js';
+import { type AnyMikroORM, jsonNameOf, owningSideHidden } from './describe.js';
 import { fieldTypeOf } from './field-types.js';
 
 /** Where the links of one collection are stored: owner and target key columns of one table. */
@@ -142,7 +142,8 @@ export function collectionPlans(orm: AnyMikroORM, meta: EntityMetadata): Collect
   if (servableKey(meta) === undefined) return plans;
   for (const prop of Object.values(meta.properties) as EntityProperty[]) {
     if (prop.kind !== ReferenceKind.ONE_TO_MANY && prop.kind !== ReferenceKind.MANY_TO_MANY) continue;
-    if (prop.persist === false || prop.hidden === true) continue;
+    // A hidden owning side hides the link from this end too (a hidden reviewer, a review's author).
+    if (prop.persist === false || prop.hidden === true || owningSideHidden(prop)) continue;
     // The registry's own metadata: a property's `targetMeta` may be an earlier copy of it.
     const target =
       prop.targetMeta === undefined ? undefined : orm.getMetadata().find(prop.targetMeta.class as never);

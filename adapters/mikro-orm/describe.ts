@@ -172,6 +172,17 @@ export function isLeftOutBySerializer(prop: EntityProperty): boolean {
 }
 
 /**
+ * Whether the owning side of an inverse relation (a one-to-many's many-to-one, an inverse
+ * many-to-many's or one-to-one's owner) is hidden: the link it stores is then the owner's secret,
+ * and the inverse side, which shows the same link from the other end, is hidden too.
+ */
+export function owningSideHidden(prop: EntityProperty): boolean {
+  if (prop.mappedBy === undefined || prop.mappedBy === '') return false;
+  const owning = prop.targetMeta?.properties[prop.mappedBy as never] as EntityProperty | undefined;
+  return owning !== undefined && (owning.hidden === true || isLeftOutBySerializer(owning));
+}
+
+/**
  * A backing field MikroORM maps under the name of its accessor (`_email` with `accessor: 'email'`,
  * or the getter decorated with the field's name): column and JSON key are the accessor's, `em.find`
  * and `em.assign` take the field's name, `em.create` mostly the accessor's. Not `accessor: true`,
@@ -462,7 +473,7 @@ function fieldFacts(
     hasDefault,
     unique: isUnique(meta, prop),
     // What MikroORM's serializer never shows is hidden: never served, filtered or written by clients.
-    hidden: prop.hidden === true || isLeftOutBySerializer(prop),
+    hidden: prop.hidden === true || isLeftOutBySerializer(prop) || (inverse && owningSideHidden(prop)),
     primary,
     generated,
     // Generated columns, version counters and computed values belong to the database and the ORM.
