@@ -88,10 +88,20 @@ export class LinkReader {
     const sql = `${statement.head}${placeholders})${visible === undefined ? '' : ` and l.${this.#targetColumn(collection)} in (${visible.sql})`}${statement.tail}`;
     const params = [...unique.map(statement.encodeOwner), ...(visible?.params ?? []), perOwner];
     const rows = await this.#run(session, sql, params);
-    return rows.map((row) => ({
-      owner: statement.decodeOwner(row.owner_key),
-      target: statement.decodeTarget(row.target_key),
-    }));
+    // A pivot without a unique pair (`fixedOrder`'s has a key of its own) may link a pair twice:
+    // MikroORM's populate hydrates it once, at its first place.
+    const seen = new Set<string>();
+    const links: RelationLink[] = [];
+    for (const row of rows) {
+      const pair = `${String(row.owner_key)}\u0000${String(row.target_key)}`;
+      if (seen.has(pair)) continue;
+      seen.add(pair);
+      links.push({
+        owner: statement.decodeOwner(row.owner_key),
+        target: statement.decodeTarget(row.target_key),
+      });
+    }
+    return links;
   }
 
   async #run(session: EntityManager, sql: string, params: unknown[]): Promise<Row[]> {

@@ -196,6 +196,7 @@ export class PlainPath {
 
   /** `em.create`, `persist` and `flush`; what they throw, unmapped. */
   async #persistNew(session: EntityManager, plan: ModelPlan, values: Row): Promise<object> {
+    if (setsFixedOrder(plan, values)) session.clear();
     const { created, later } = splitCreateValues(plan, values);
     const entity = session.create(plan.entity as AnyEntity, created as AnyEntity) as object;
     if (later !== undefined) session.assign(entity as AnyEntity, later as AnyEntity);
@@ -233,6 +234,7 @@ export class PlainPath {
     const populate = [...plan.collections.values()]
       .map((collection) => collection.prop.name)
       .filter((name) => values[name] !== undefined);
+    if (setsFixedOrder(plan, values)) session.clear();
     const entity = await this.#load(session, plan, key, 'write', populate);
     if (entity === undefined) return undefined;
     if (Object.keys(values).length > 0) {
@@ -520,6 +522,18 @@ function setScalarReference(entity: object, prop: EntityProperty, value: unknown
   reference.bind(entity, prop.name as never);
   reference.set(value);
   (entity as Row)[prop.name] = reference;
+}
+
+/**
+ * Whether the values set a `fixedOrder` many-to-many. Its pivot has a key of its own and no unique
+ * pair, and MikroORM writes it from both sides when the targets are already in the identity map
+ * (the core's check that the keys exist loaded them): every link twice. Cleared first, the session
+ * flushes each link once, as an application that did not load the targets does.
+ */
+function setsFixedOrder(plan: ModelPlan, values: Row): boolean {
+  for (const collection of plan.collections.values())
+    if (collection.prop.fixedOrder === true && values[collection.prop.name] !== undefined) return true;
+  return false;
 }
 
 /** Every field is the instance's own (a model outside an inheritance hierarchy's root). */
