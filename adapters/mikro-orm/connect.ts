@@ -6,6 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type IDatabaseDriver, type MetadataProvider, MikroORM, type Options } from '@mikro-orm/core';
 import { ConfigurationError } from '../../lib/errors.js';
+import { CLIENT_GRACE_MS, postgresWaitOptions } from './bounded-waits.js';
 import { boundMySqlPools } from './mysql-bounds.js';
 import { mikroOrmOptions } from './options.js';
 import { updateSchemaSafely } from './schema.js';
@@ -139,12 +140,6 @@ async function defaultMetadataProvider(): Promise<(new (...args: never[]) => Met
   }
 }
 
-// The client's own limit comes after the server's, so that normally the server's cancel arrives
-// first (a clean error, and the connection stays usable); it only acts for a silent server, which
-// must still be answered 503 within 5 s of the request when a connection is free
-// (spec/reliability/outage.test.ts), and after the pool's wait otherwise (frozen-server.test.ts).
-const CLIENT_GRACE_MS = 500;
-
 /**
  * Bounded waits, so that a database that stops answering gives 503s instead of hung requests.
  * PostgreSQL's server limit is set by pg-pool's `onConnect` (pg-pool 3.10+), awaited before a new
@@ -153,16 +148,8 @@ const CLIENT_GRACE_MS = 500;
  * startup parameter: PgBouncer refuses startup parameters it does not know.
  */
 function timeoutOptions(packageName: string, connectMs: number, queryMs: number): Partial<Options> {
-  if (packageName === '@mikro-orm/postgresql') {
-    return {
-      driverOptions: {
-        connectionTimeoutMillis: connectMs,
-        query_timeout: queryMs + CLIENT_GRACE_MS,
-        onConnect: (client: { query(sql: string): Promise<unknown> }) =>
-          client.query(`set statement_timeout = ${queryMs}`),
-      },
-    };
-  }
+  if (packageName === '@mikro-orm/postgresql')
+    return { driverOptions: postgresWaitOptions(connectMs, queryMs) };
   if (packageName === '@mikro-orm/mysql') return { driverOptions: { connectTimeout: connectMs } };
   return {};
 }

@@ -3,6 +3,7 @@
  * @module koa-model-api/adapters/mikro-orm
  */
 export { MikroOrmAdapter, type MikroOrmAdapterOptions } from './adapter.js';
+export { boundedWaits, type WaitLimits } from './bounded-waits.js';
 export type { MikroOrmConnectOptions } from './connect.js';
 export { applyModelConventions } from './conventions.js';
 export type { AnyMikroORM } from './describe.js';

@@ -32,6 +32,15 @@ export function mikroOrmOptions<D extends IDatabaseDriver = IDatabaseDriver>(
   };
 }
 
+/** Whether MikroORM options are for PostgreSQL: its driver, or else a `postgres://` URL. */
+export function usesPostgres<D extends IDatabaseDriver>(options: Partial<Options<D>>): boolean {
+  const driver = options.driver as { name?: string } | undefined;
+  // Without a driver, `MikroORM` of @mikro-orm/postgresql sets its own: the URL tells.
+  return driver === undefined
+    ? /^postgres(ql)?:/.test(String(options.clientUrl ?? ''))
+    : driver.name === 'PostgreSqlDriver';
+}
+
 /** A pool factory's options of the `pg` driver, with MikroORM's hook on each pool it makes. */
 type PoolOptions = Record<string, unknown> & { onPoolCreated?: (pool: GuardedPool) => unknown };
 
@@ -43,13 +52,7 @@ type PoolOptions = Record<string, unknown> & { onPoolCreated?: (pool: GuardedPoo
 function poolGuardOptions<D extends IDatabaseDriver>(
   options: Partial<Options<D>>,
 ): { driverOptions?: PoolOptions } {
-  const driver = options.driver as { name?: string } | undefined;
-  // Without a driver, `MikroORM` of @mikro-orm/postgresql sets its own: the URL tells.
-  const postgres =
-    driver === undefined
-      ? /^postgres(ql)?:/.test(String(options.clientUrl ?? ''))
-      : driver.name === 'PostgreSqlDriver';
-  if (!postgres) return {};
+  if (!usesPostgres(options)) return {};
   const given = options.driverOptions as unknown;
   if (
     given !== undefined &&

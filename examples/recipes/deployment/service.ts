@@ -1,7 +1,7 @@
 /** The service: the notes API of the getting-started guide, wired for production. */
 import { MikroORM } from '@mikro-orm/core';
-import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
-import { type AuthRouterOptions, RedisThrottleStore } from '../../../lib/auth/index.js';
+import { boundedWaits, MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
+import { type AuthRouterOptions, RedisRefreshStore, RedisThrottleStore } from '../../../lib/auth/index.js';
 import { Application, AuthRouter, CrudRouter, type Logger } from '../../../lib/index.js';
 import { Note, User } from '../getting-started/entities.js';
 import type { ServiceConfig } from './config.js';
@@ -23,7 +23,9 @@ function keyOptions(config: ServiceConfig): Partial<AuthRouterOptions> {
 
 /** Connects to PostgreSQL (and Redis) and registers the routes; nothing listens yet. */
 export async function createService(config: ServiceConfig, logger?: Logger): Promise<Service> {
-  const orm = await MikroORM.init(ormConfig(config.databaseUrl));
+  // connect()'s time limits (3 s for a connection, 4 s a statement): a database that stops
+  // answering gives 503s, not hung requests. Not in ormConfig(), which the migrations CLI shares.
+  const orm = await MikroORM.init(boundedWaits(ormConfig(config.databaseUrl)));
   if (config.schema === 'update') await orm.schema.update({ safe: true }); // adds, never drops
   const adapter = new MikroOrmAdapter(orm);
   const app = new Application({
@@ -33,15 +35,18 @@ export async function createService(config: ServiceConfig, logger?: Logger): Pro
     ...(logger === undefined ? {} : { logger }),
   });
 
-  // Several instances share the login throttle's counters through Redis.
-  const throttleStore =
+  // Several instances share the login throttle's counters and the refresh tokens through Redis.
+  const redis =
     config.redisUrl === undefined
       ? undefined
-      : new RedisThrottleStore({ url: config.redisUrl, prefix: config.redisKeyPrefix });
+      : {
+          throttle: new RedisThrottleStore({ url: config.redisUrl, prefix: config.redisKeyPrefix }),
+          refresh: new RedisRefreshStore({ url: config.redisUrl }), // keys under kma:refresh:
+        };
   const auth = new AuthRouter({
     user_model: User,
     ...keyOptions(config),
-    ...(throttleStore === undefined ? {} : { throttle_store: throttleStore }),
+    ...(redis === undefined ? {} : { throttle_store: redis.throttle, refresh_store: redis.refresh }),
   });
   auth.register_routes(app);
   new CrudRouter({
@@ -55,7 +60,8 @@ export async function createService(config: ServiceConfig, logger?: Logger): Pro
     app,
     async close() {
       await app.close();
-      await throttleStore?.close();
+      await redis?.throttle.close();
+      await redis?.refresh.close();
     },
   };
 }
