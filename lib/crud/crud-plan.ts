@@ -92,6 +92,14 @@ function ownerFieldOf(options: ResolvedCrudOptions, model: ModelDescription): st
         `CrudRouter for ${model.name}: owner_field "${options.ownerField}" is not a field.`,
       );
     }
+    // A policy deciding by another field would trust one clients write, while this one is set.
+    for (const [method, policy] of Object.entries(options.policies)) {
+      const decided = policy?.ownerField?.(model);
+      if (decided !== undefined && decided !== field.name)
+        throw new ConfigurationError(
+          `CrudRouter for ${model.name}: owner_field "${field.name}" is set from the caller, but the ${method} policy (${policy?.name}) decides by "${decided}", which clients would then write; give the policy the same field (owner_or_admin(${model.name}, { field: '${field.name}' })).`,
+        );
+    }
     return field.name;
   }
   for (const policy of Object.values(options.policies)) {

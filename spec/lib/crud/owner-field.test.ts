@@ -135,6 +135,26 @@ describe('owner_field: false and dependencies without a user model', () => {
     );
   });
 
+  it('refuses an owner_field other than the one a policy decides by', () => {
+    const other = new Application({ title: 'mismatch', adapter, logger: memoryLogger(), health: false });
+    const ticket = (policy: Parameters<AuthRouter['owner_or_admin']>[1]) =>
+      new CrudRouter({
+        model: Ticket,
+        prefix: `/p${String(policy?.field)}`,
+        secure: true,
+        auth_dependency: auth.get_auth_dependency(),
+        owner_field: 'assignee',
+        policy: { DELETE: auth.owner_or_admin(Ticket, policy) },
+      }).register_routes(other);
+    assert.throws(
+      () => ticket({ field: 'reviewer' }),
+      (error: unknown) =>
+        error instanceof ConfigurationError &&
+        /owner_field "assignee".*DELETE.*"reviewer"/.test(error.message),
+    );
+    ticket({ field: 'assignee' });
+  });
+
   it('warns when a wrapped dependency names no user model, and not once owner_field says', async () => {
     const dependency = auth.get_auth_dependency();
     const wrapped = (async (ctx, next) => {
