@@ -15,7 +15,7 @@ export async function addModelApi(koa: Koa, url: string): Promise<MikroOrmAdapte
   koa.use(problemDetails());
 
   const auth = new AuthRouter({ user_model: User });
-  koa.use(mountAt('/api', auth.middleware())); // POST /api/register, POST /api/login
+  koa.use(mountAt('/api', auth.middleware())); // POST /api/register, /api/login, … (every account route)
 
   new CrudRouter({
     model: Bookmark,

@@ -10,7 +10,7 @@ export async function createNotesApp(url: string): Promise<Application> {
   add_swagger_ui(app);
 
   const auth = new AuthRouter({ user_model: User }); // signs tokens with JWT_SECRET
-  auth.register_routes(app); // POST /register, POST /login, POST /change-password
+  auth.register_routes(app); // POST /register, /login, /change-password, /refresh, /logout, /logout-all
   new CrudRouter({
     model: Note,
     secure: true,
