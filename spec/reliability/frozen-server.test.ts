@@ -10,12 +10,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { MikroOrmAdapter } from '../../adapters/mikro-orm/index.js';
-import { Application, CrudRouter, type Logger } from '../../lib/index.js';
-import { Author, Book, Category, Tag } from '../fixtures/mikro-orm/library.js';
-import { createTestDatabase, requireTarget, type TestDatabase } from '../support/databases.js';
-import { serve, type TestServer } from '../support/http.js';
-import { FreezableProxy } from './support/freezable-proxy.js';
+import type { MikroOrmAdapter } from '../../adapters/mikro-orm/index.js';
+import type { Logger } from '../../lib/index.js';
+import { Book } from '../fixtures/mikro-orm/library.js';
+import { requireTarget, type TestDatabase } from '../support/databases.js';
+import type { TestServer } from '../support/http.js';
+import { type AppBehindProxy, startAppBehindProxy } from './support/app-behind-proxy.js';
+import type { FreezableProxy } from './support/freezable-proxy.js';
 
 const quiet: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 const POOL = 3;
@@ -46,6 +47,7 @@ async function poolState(adapter: MikroOrmAdapter): Promise<{ total: number; out
 for (const mode of ['fast', 'plain'] as const) {
   describe(`a server frozen past the query timeout leaves no connection stuck (${mode} mode)`, async () => {
     const option = await requireTarget('postgresql');
+    let running: AppBehindProxy;
     let db: TestDatabase;
     let proxy: FreezableProxy;
     let adapter: MikroOrmAdapter;
@@ -112,23 +114,15 @@ for (const mode of ['fast', 'plain'] as const) {
 
     before(async () => {
       if (option.skip !== undefined) return;
-      db = await createTestDatabase('postgresql');
-      const url = new URL(db.url);
-      proxy = await FreezableProxy.start(url.hostname, Number(url.port || 5432));
-      url.hostname = '127.0.0.1';
-      url.port = String(proxy.port);
-      adapter = await MikroOrmAdapter.connect({
-        url: url.toString(),
-        entities: [Author, Book, Category, Tag],
-        schema: 'create',
+      running = await startAppBehindProxy('postgresql', {
+        title: 'frozen server',
         mode,
-        pool: { max: POOL },
+        pool: POOL,
         connectTimeoutMs: CONNECT_TIMEOUT_MS,
         queryTimeoutMs: QUERY_TIMEOUT_MS,
+        logger: quiet,
       });
-      const app = new Application({ title: 'frozen server', adapter, logger: quiet });
-      for (const model of [Author, Book, Tag]) new CrudRouter({ model }).register_routes(app);
-      server = await serve(app.callback());
+      ({ db, proxy, adapter, server } = running);
       watcher = new pg.Client({ connectionString: db.url });
       await watcher.connect();
       const created = async (path: string, json: unknown) => {
@@ -150,13 +144,8 @@ for (const mode of ['fast', 'plain'] as const) {
     });
     after(async () => {
       if (option.skip !== undefined) return;
-      proxy?.thaw();
-      await server?.close();
-      // Bounded, so that a failing run does not also wait for ever on a connection it left stuck.
-      await Promise.race([adapter?.close(), sleep(5_000)]);
       await watcher?.end();
-      await proxy?.close();
-      await db?.drop();
+      await running?.close();
     });
 
     it(

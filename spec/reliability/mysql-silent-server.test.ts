@@ -13,9 +13,10 @@ import { createConnection } from 'mysql2/promise';
 import { MikroOrmAdapter } from '../../adapters/mikro-orm/index.js';
 import { Application, CrudRouter, type Logger } from '../../lib/index.js';
 import { Author, Book, Category, Tag } from '../fixtures/mikro-orm/library.js';
-import { createTestDatabase, requireTarget, type TestDatabase } from '../support/databases.js';
+import { requireTarget, type TestDatabase } from '../support/databases.js';
 import { serve, type TestServer } from '../support/http.js';
-import { FreezableProxy } from './support/freezable-proxy.js';
+import { type AppBehindProxy, startAppBehindProxy } from './support/app-behind-proxy.js';
+import type { FreezableProxy } from './support/freezable-proxy.js';
 
 const quiet: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 const POOL = 3;
@@ -57,6 +58,7 @@ const option = await requireTarget('mariadb');
 
 for (const mode of ['fast', 'plain'] as const) {
   describe(`a silent MariaDB server is answered 503 within the bounds (${mode} mode)`, option, () => {
+    let running: AppBehindProxy;
     let db: TestDatabase;
     let proxy: FreezableProxy;
     let adapter: MikroOrmAdapter;
@@ -114,33 +116,21 @@ for (const mode of ['fast', 'plain'] as const) {
     }
 
     before(async () => {
-      db = await createTestDatabase('mariadb');
-      const url = new URL(db.url);
-      proxy = await FreezableProxy.start(url.hostname, Number(url.port || 3306));
-      url.hostname = '127.0.0.1';
-      url.port = String(proxy.port);
-      adapter = await MikroOrmAdapter.connect({
-        url: url.toString(),
-        entities: [Author, Book, Category, Tag],
-        schema: 'create',
+      running = await startAppBehindProxy('mariadb', {
+        title: 'silent server',
         mode,
-        pool: { max: POOL },
+        pool: POOL,
         connectTimeoutMs: CONNECT_MS,
         queryTimeoutMs: QUERY_MS,
+        logger: quiet,
       });
-      const app = new Application({ title: 'silent server', adapter, logger: quiet });
-      for (const model of [Author, Book, Tag]) new CrudRouter({ model }).register_routes(app);
-      server = await serve(app.callback());
+      ({ db, proxy, adapter, server } = running);
       const created = await send('POST', '/labels', { name: 'a' });
       tag = (JSON.parse(created.body) as { id: number }).id;
       author = (JSON.parse((await send('POST', '/authors', { name: 'Ann' })).body) as { id: number }).id;
     });
     after(async () => {
-      proxy?.thaw();
-      await server?.close();
-      await adapter?.close();
-      await proxy?.close();
-      await db?.drop();
+      await running?.close();
     });
 
     it('frozen: 503 within the bounds; thawed: served at once, again and again', async (t) => {
