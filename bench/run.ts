@@ -238,7 +238,13 @@ async function runPaired(
   const line: string[] = [];
   for (const [name, { metrics }] of measured) {
     const sum = sums.get(name) as PairedSums;
-    Object.assign(metrics, { paired_rps: sum.rps, paired_non2xx: sum.non2xx, paired_errors: sum.errors });
+    Object.assign(metrics, {
+      paired_rps: sum.rps,
+      paired_non2xx: sum.non2xx,
+      paired_errors: sum.errors,
+      // CPU per request over the same slices: what a load generator near its own limit cannot flatten.
+      ...(sum.requests > 0 ? { paired_cpu_us: sum.cpuMicros / sum.requests } : {}),
+    });
     line.push(`${name} ${fmt(sum.rps)}`);
     if (sum.non2xx + sum.errors > 0)
       env.failures.push(

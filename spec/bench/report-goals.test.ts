@@ -178,8 +178,8 @@ describe('bench report: goal table', () => {
   it("shows the plain mode against the hand-written app as a goal, and the fast path's worth for reference", () => {
     const markdown = render([
       run('get_by_id', 'framework', 0, { rps: 3000 }),
-      run('get_by_id', 'framework-plain', 0, { rps: 1500 }),
-      run('get_by_id', 'handwritten', 0, { rps: 1200 }),
+      run('get_by_id', 'framework-plain', 0, { rps: 1500, paired_cpu_us: 100 }),
+      run('get_by_id', 'handwritten', 0, { rps: 1200, paired_cpu_us: 110 }),
       run('create', 'framework', 0, { rps: 900 }),
       run('create', 'framework-plain', 0, { rps: 450 }),
       run('create', 'handwritten', 0, { rps: 500 }),
@@ -196,6 +196,14 @@ describe('bench report: goal table', () => {
       '',
       '2.00×',
     ]);
+    // CPU per request over the paired slices, for reference: above 1× when the plain mode spends less.
+    assert.deepEqual(goalRow(markdown, '… GET by id: CPU per request, hand-written ÷ plain mode').slice(1), [
+      'for reference',
+      '1.10×',
+      '',
+      '1.10×',
+    ]);
+    assert.ok(!markdown.includes('| … create: CPU per request'));
     assert.deepEqual(goalRow(markdown, 'plain mode: create vs hand-written').slice(2, 4), [
       '0.90×',
       '**missed**',

@@ -96,8 +96,9 @@ const writeGoals = (['create', 'update', 'delete'] as const).flatMap((scenario):
 
 /**
  * Issue 14's goal for the adapter's plain mode (MikroORM's public API only): at least the
- * hand-written app's throughput. Beside each, for reference, the fast path against the plain mode:
- * what the adapter's own SQL path is worth, measured.
+ * hand-written app's throughput. Beside each, for reference, the two processes' CPU time per request
+ * over the same paired slices (above 1× when the plain mode spends less), and the fast path against
+ * the plain mode: what the adapter's own SQL path is worth, measured.
  */
 const plainModeGoals = (
   [
@@ -113,6 +114,13 @@ const plainModeGoals = (
     bound: '≥ 1.0×',
     unit: '×',
     figure: throughputVs(scenario, 'handwritten', 'framework-plain'),
+  },
+  {
+    id: `plain_${scenario}_cpu_vs_handwritten`,
+    label: `… ${title}: CPU per request, hand-written ÷ plain mode`,
+    unit: '×',
+    figure: (get) =>
+      ratioOf(get(scenario, 'handwritten')?.paired_cpu_us, get(scenario, 'framework-plain')?.paired_cpu_us),
   },
   {
     id: `fast_vs_plain_${scenario}`,
