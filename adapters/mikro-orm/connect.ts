@@ -114,17 +114,27 @@ export function driverForUrl(url: string): DriverChoice {
       connection: { clientUrl: url.replace(/^postgres:/i, 'postgresql:') },
     };
   }
-  if (scheme === 'mysql' || scheme === 'mariadb') {
-    // @mikro-orm/mysql (mysql2) speaks to both servers.
+  if (scheme === 'mysql') {
+    return { packageName: '@mikro-orm/mysql', exportName: 'MySqlDriver', connection: { clientUrl: url } };
+  }
+  if (scheme === 'mariadb') {
+    // MikroORM's MariaDB driver (mysql2 underneath, as MySQL's): its schema diff reads MariaDB's
+    // catalogue right, where MySqlDriver would alter every nullable column at each `schema: 'update'`
+    // and try to drop the CHECK MariaDB names after a json column (which fails the second start).
     return {
-      packageName: '@mikro-orm/mysql',
-      exportName: 'MySqlDriver',
+      packageName: '@mikro-orm/mariadb',
+      exportName: 'MariaDbDriver',
       connection: { clientUrl: url.replace(/^mariadb:/i, 'mysql:') },
     };
   }
   throw new ConfigurationError(
     `Unsupported database URL scheme "${scheme ?? url.split(':')[0]}": use sqlite:path, sqlite::memory:, postgres://, postgresql://, mysql:// or mariadb://.`,
   );
+}
+
+/** Whether a driver package speaks to MySQL/MariaDB through mysql2 (`@mikro-orm/mariadb` extends `@mikro-orm/mysql`). */
+function isMySqlFamily(packageName: string): boolean {
+  return packageName === '@mikro-orm/mysql' || packageName === '@mikro-orm/mariadb';
 }
 
 // Legacy decorators need reflected types unless every property names its type; use the
@@ -150,7 +160,7 @@ async function defaultMetadataProvider(): Promise<(new (...args: never[]) => Met
 function timeoutOptions(packageName: string, connectMs: number, queryMs: number): Partial<Options> {
   if (packageName === '@mikro-orm/postgresql')
     return { driverOptions: postgresWaitOptions(connectMs, queryMs) };
-  if (packageName === '@mikro-orm/mysql') return { driverOptions: { connectTimeout: connectMs } };
+  if (isMySqlFamily(packageName)) return { driverOptions: { connectTimeout: connectMs } };
   return {};
 }
 
@@ -177,14 +187,27 @@ function runOn(
   });
 }
 
+let warnedMySqlUrl = false;
+
+// MySqlDriver reads MariaDB's catalogue wrong (schema diffs, json CHECKs) and its JSON differently.
+function warnMySqlUrlOnMariaDb(): void {
+  if (warnedMySqlUrl) return;
+  warnedMySqlUrl = true;
+  process.emitWarning(
+    "A mysql:// URL reached a MariaDB server: connect() uses MikroORM's MySqlDriver for it, whose schema diff misreads MariaDB (schema: 'update' alters every nullable column at each start, and fails the second start of a model with a json column). Use a mariadb:// URL (MikroORM's MariaDbDriver, package @mikro-orm/mariadb).",
+    { code: 'KMA_MYSQL_URL_ON_MARIADB' },
+  );
+}
+
 /**
  * Puts a new MySQL/MariaDB connection under the time limit (Kysely's `onCreateConnection`: every
  * statement of the MySQL driver goes through Kysely). The servers name the setting differently.
  */
 async function limitSession(packageName: string, connection: SessionConnection, ms: number): Promise<void> {
-  if (packageName === '@mikro-orm/mysql') {
+  if (isMySqlFamily(packageName)) {
     const { rows } = await runOn(connection, 'select version() as v');
     const mariadb = /mariadb/i.test(String(rows[0]?.v ?? ''));
+    if (mariadb && packageName === '@mikro-orm/mysql') warnMySqlUrlOnMariaDb();
     await runOn(
       connection,
       mariadb ? `set session max_statement_time = ${ms / 1000}` : `set session max_execution_time = ${ms}`,
@@ -231,7 +254,7 @@ export async function ormFromUrl(options: MikroOrmConnectOptions): Promise<Mikro
     // Only where a session setting is needed (MySQL/MariaDB's statement limit) or the user asked:
     // a connection hook makes the adapter's statement runner step aside (it cannot know what a hook
     // sets on the connection), which would cost every SQLite and PostgreSQL query its fast path.
-    ...(choice.packageName === '@mikro-orm/mysql' || userOnCreate !== undefined
+    ...(isMySqlFamily(choice.packageName) || userOnCreate !== undefined
       ? {
           onCreateConnection: async (connection: unknown) => {
             await limitSession(choice.packageName, connection as SessionConnection, queryTimeoutMs);
@@ -250,7 +273,7 @@ export async function ormFromUrl(options: MikroOrmConnectOptions): Promise<Mikro
   };
   const orm = await MikroORM.init(mikroOrmOptions(config));
   try {
-    if (choice.packageName === '@mikro-orm/mysql')
+    if (isMySqlFamily(choice.packageName))
       await boundMySqlPools(orm, {
         acquireMs: connectTimeoutMs,
         statementMs: queryTimeoutMs + CLIENT_GRACE_MS,

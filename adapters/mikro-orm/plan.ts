@@ -328,7 +328,12 @@ export function buildPlan(orm: AnyMikroORM, model: ModelClass, planOf?: PlanReso
       }
       return obstacle;
     },
-    readBack: readBackReason({ meta, fields, dialect }),
+    readBack: readBackReason({
+      meta,
+      fields,
+      dialect,
+      jsonReadByDriver: dialect === 'mysql' && platform.convertsJsonAutomatically(),
+    }),
     collections: new Map(collections.map((collection) => [collection.description.name, collection])),
     planOf: planOf ?? cachingResolver(orm),
     subclassReferences: subclassReferences(orm, fields),

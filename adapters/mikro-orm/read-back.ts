@@ -41,6 +41,12 @@ import { timestampDigitsOf } from './fraction-digits.js';
 export interface ReadBackCandidate {
   readonly meta: EntityMetadata;
   readonly dialect: Dialect;
+  /**
+   * Whether the driver parses JSON columns itself (MikroORM's MySqlDriver: mysql2 with
+   * `supportBigNumbers`, an integer past 2^53 read as a string), where MikroORM's MariaDbDriver
+   * parses the column's text as JSON.parse does, as the flushed entity holds it.
+   */
+  readonly jsonReadByDriver: boolean;
   /** The served properties (each field's MikroORM property). */
   readonly fields: readonly { readonly prop: EntityProperty }[];
 }
@@ -75,7 +81,12 @@ function isPaddedChar(prop: EntityProperty, dialect: Dialect): boolean {
  * Why a value of this property, as the entity holds it after a flush, may differ from what the
  * database gives back; undefined when the round trip is proved exact on this dialect.
  */
-function valueReason(name: string, prop: EntityProperty, dialect: Dialect): string | undefined {
+function valueReason(
+  name: string,
+  prop: EntityProperty,
+  dialect: Dialect,
+  jsonReadByDriver = false,
+): string | undefined {
   if (!hasBuiltInType(prop)) return `${name} has a custom type, whose value a read converts from the column`;
   if (prop.customType instanceof ArrayType || prop.array === true)
     return `${name} is an array, whose items MikroORM does not read back as written`;
@@ -114,9 +125,9 @@ function valueReason(name: string, prop: EntityProperty, dialect: Dialect): stri
     // JSON text reads back equal on SQLite and in PostgreSQL's `json`; PostgreSQL's `jsonb` (MikroORM's
     // json column there) keeps an object's keys in its own order (shorter keys first), which a fresh
     // read and the fast path show; MikroORM's MySQL driver sets mysql2's `supportBigNumbers`: an
-    // integer past 2^53 reads as a string.
+    // integer past 2^53 reads as a string (not its MariaDB driver, which parses the text itself).
     case 'json':
-      if (dialect === 'mysql')
+      if (dialect === 'mysql' && jsonReadByDriver)
         return `${name} is JSON, whose integers past 2^53 MySQL/MariaDB read back as strings`;
       return dialect === 'postgresql' && columnOf(prop).startsWith('jsonb')
         ? `${name} is jsonb, which PostgreSQL stores with an object's keys in its own order`
@@ -150,7 +161,11 @@ function defaultFits(type: FieldType | undefined, value: unknown): boolean {
 }
 
 /** Why one served property keeps its model's writes reading back, or undefined. */
-function propertyReason(meta: EntityMetadata, prop: EntityProperty, dialect: Dialect): string | undefined {
+function propertyReason(
+  meta: EntityMetadata,
+  prop: EntityProperty,
+  { dialect, jsonReadByDriver }: ReadBackCandidate,
+): string | undefined {
   const name = `${meta.className}.${prop.name}`;
   // A lazy value is never part of a write's answer (a read sends it only when asked for).
   if (prop.lazy === true) return undefined;
@@ -182,7 +197,7 @@ function propertyReason(meta: EntityMetadata, prop: EntityProperty, dialect: Dia
     !defaultFits(fieldTypeOf(prop), fallback)
   )
     return `${name} has a default of another type than its column's values`;
-  return valueReason(name, prop, dialect);
+  return valueReason(name, prop, dialect, jsonReadByDriver);
 }
 
 /**
@@ -199,7 +214,7 @@ export function readBackReason(candidate: ReadBackCandidate): string | undefined
   if (writeTriggers || (meta.hasTriggers === true && (meta.triggers ?? []).length === 0))
     return `${meta.className} has database triggers, which may change a row after MikroORM wrote it`;
   for (const { prop } of candidate.fields) {
-    const reason = propertyReason(meta, prop, dialect);
+    const reason = propertyReason(meta, prop, candidate);
     if (reason !== undefined) return reason;
   }
   return undefined;
