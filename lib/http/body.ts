@@ -135,8 +135,10 @@ export function bodyReader(options: BodyReaderOptions): (ctx: AppContext) => Pro
     // An app's own body parser read this body first: its result stands. One that skipped it (a
     // type it does not parse) leaves `{}` and no raw body, and the stream unread.
     const request = ctx.request as typeof ctx.request & { rawBody?: unknown };
-    if (ctx.request.body !== undefined && (request.rawBody !== undefined || ctx.req.readableEnded))
+    if (ctx.request.body !== undefined && (request.rawBody !== undefined || ctx.req.readableEnded)) {
+      checkNesting(ctx.request.body);
       return ctx.request.body;
+    }
     ctx.request.body = undefined;
     // The framework's routes always read their body, whatever an app's parser was told to skip.
     const skipping = (ctx as { disableBodyParser?: boolean }).disableBodyParser;
@@ -159,7 +161,31 @@ export function bodyReader(options: BodyReaderOptions): (ctx: AppContext) => Pro
         : ctx.request.is('application/x-www-form-urlencoded')
           ? parseFormText(text)
           : parseJsonText(text);
+    checkNesting(parsed);
     ctx.request.body = parsed;
     return parsed;
   };
+}
+
+/** The deepest nesting of arrays and objects a JSON body may have, the body itself counted. */
+export const MAX_BODY_DEPTH = 128;
+
+/**
+ * Refuses a body nested deeper than `MAX_BODY_DEPTH` (422 naming the top-level field it is under):
+ * what stores and answers a value (MikroORM's JSON.stringify, a serializer) recurses, and a few
+ * kilobytes of brackets would exhaust the stack there, a 500. Walked without recursion.
+ */
+function checkNesting(body: unknown): void {
+  if (typeof body !== 'object' || body === null) return;
+  const pending: { value: object; depth: number; field: string }[] = [{ value: body, depth: 1, field: '' }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next.depth > MAX_BODY_DEPTH)
+      throw ApiError.validation([
+        { path: next.field, message: `must not be nested deeper than ${MAX_BODY_DEPTH} levels` },
+      ]);
+    for (const [key, child] of Object.entries(next.value)) {
+      if (typeof child === 'object' && child !== null)
+        pending.push({ value: child, depth: next.depth + 1, field: next.depth === 1 ? key : next.field });
+    }
+  }
 }

@@ -120,6 +120,16 @@ describe('bodyReader: the bytes of a JSON body', () => {
     }
   });
 
+  it('refuses a body nested deeper than 128 levels (a 422 naming the top-level field), reads one of 128', async () => {
+    const nested = (arrays: number) => `{"a":${'['.repeat(arrays)}${']'.repeat(arrays)}}`;
+    const fits = await post(Buffer.from(nested(127)));
+    assert.equal(fits.status, 200);
+    const deep = await post(Buffer.from(nested(128)));
+    assert.equal(deep.status, 422);
+    const problem = (await deep.json()) as { errors: { path: string; message: string }[] };
+    assert.deepEqual(problem.errors, [{ path: 'a', message: 'must not be nested deeper than 128 levels' }]);
+  });
+
   it('answers 400 for JSON that is not an object or array, or not JSON', async () => {
     for (const text of ['"text"', '42', '{"a":', 'nope']) {
       const answer = await post(Buffer.from(text));

@@ -60,6 +60,27 @@ await describeFidelity(
       }
     });
 
+    it('Document: JSON nested thousands deep is a 422 naming the field (storing it would exhaust the stack)', async () => {
+      const route = env().routeOf(Document);
+      // Written as text: JSON.stringify would exhaust this test's own stack.
+      const deep = `${'['.repeat(5_000)}1${']'.repeat(5_000)}`;
+      const sendText = async (method: string, path: string, text: string) => {
+        const response = await env().server.request(path, {
+          method,
+          headers: { 'content-type': 'application/json' },
+          body: text,
+        });
+        return { status: response.status, body: (await response.json()) as unknown };
+      };
+      assert.deepEqual(refusedPaths(await sendText('POST', route, `{"body":${deep}}`)), ['body']);
+      const created = await env().send('POST', route, { body: { n: 2 } });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const id = (created.body as Json).id;
+      const item = `${route}/${String(id)}`;
+      assert.deepEqual(refusedPaths(await sendText('PATCH', item, `{"body":{"deep":${deep}}}`)), ['body']);
+      assert.deepEqual(await env().mikroJson(Document, id), created.body);
+    });
+
     it("Document: an object's keys are answered in the order a fresh read gives them", async () => {
       const route = env().routeOf(Document);
       const sent = { body: { b: 1, a: 2 }, data: { zeta: 1, a: { d: 1, c: [{ y: 1, x: 2 }] } } };
