@@ -41,6 +41,8 @@ export const ERROR_CATALOGUE = {
   conflict: { status: 409, title: 'Conflict' },
   /** 409: a versioned record changed since this request read it (optimistic locking); read it again. */
   stale_record: { status: 409, title: 'Record changed meanwhile' },
+  /** 409: the database stopped this write because another was writing the same rows at that moment (a deadlock, the same link inserted twice); nothing was written: send it again. */
+  write_conflict: { status: 409, title: 'Concurrent write' },
   /** 408: the request's headers or body did not arrive within the server's timeouts (answered by the HTTP server). */
   request_timeout: { status: 408, title: 'Request timeout' },
   /** 413: the body is larger than the limit. */
@@ -221,6 +223,15 @@ export class ApiError extends Error {
     errors?: readonly FieldError[],
   ): ApiError {
     return new ApiError('conflict', detail, errors === undefined ? {} : { errors });
+  }
+
+  /** 409: a write the database stopped because a concurrent one held or wrote the same rows; retry it. */
+  static writeConflict(cause?: unknown): ApiError {
+    return new ApiError(
+      'write_conflict',
+      'Another request was writing the same rows at the same moment, and the database stopped this one; nothing was written. Send it again.',
+      { cause },
+    );
   }
 
   /** 413: the body is larger than the limit. */

@@ -7,10 +7,12 @@
 import {
   CheckConstraintViolationException,
   ConnectionException,
+  DeadlockException,
   DriverException,
   type EntityMetadata,
   type EntityProperty,
   ForeignKeyConstraintViolationException,
+  LockWaitTimeoutException,
   NotNullConstraintViolationException,
   TableNotFoundException,
   UniqueConstraintViolationException,
@@ -176,13 +178,46 @@ function missingFilterArguments(filter: string, meta: EntityMetadata, error: unk
 }
 
 /**
+ * Whether the database ended a wait for a lock at its limit: MikroORM's LockWaitTimeoutException
+ * (MySQL/MariaDB 1205, the `innodb_lock_wait_timeout` connect() sets on MySQL), or PostgreSQL's
+ * 55P03 (`lock_timeout`), which MikroORM's PostgreSQL driver leaves unclassified.
+ */
+function isLockWaitTimeout(error: unknown): boolean {
+  return error instanceof LockWaitTimeoutException || (error as { code?: unknown } | null)?.code === '55P03';
+}
+
+/** The table whose row an error is about, where the database says (PostgreSQL, SQLite) or the statement does (MySQL/MariaDB). */
+export function violatedTable(error: DriverException): string | undefined {
+  const pg = (error as { table?: unknown }).table;
+  if (typeof pg === 'string') return pg;
+  const sqlite = /constraint failed: ([\w$]+)\./.exec(String(error.message ?? ''));
+  if (sqlite?.[1] !== undefined) return sqlite[1];
+  const sql = (error as { sql?: unknown }).sql;
+  return typeof sql === 'string'
+    ? /^\s*insert\s+(?:ignore\s+)?into\s+`?([\w$]+)`?/i.exec(sql)?.[1]
+    : undefined;
+}
+
+/**
+ * Whether the database stopped a write for a concurrent one: a deadlock, a serialization failure
+ * (PostgreSQL 40001, under SERIALIZABLE), or a link row of an owned many-to-many inserted twice —
+ * the adapter never inserts a pair twice itself, so another request inserted it meanwhile.
+ */
+function isWriteConflict(error: DriverException, meta: EntityMetadata): boolean {
+  if (error instanceof DeadlockException || error.code === '40001') return true;
+  if (!(error instanceof UniqueConstraintViolationException)) return false;
+  const table = violatedTable(error);
+  return table !== undefined && collectionsOfPivot(meta, table).length > 0;
+}
+
+/**
  * The `ApiError` for an error raised by MikroORM or its driver; other errors (already an
  * `ApiError`, or a programming error) are returned unchanged for the core to report.
  */
 export function toApiError(error: unknown, context: ErrorContext): unknown {
   if (error instanceof ApiError) return error;
   if (isConnectionError(error)) return ApiError.unavailable(error);
-  if (isStatementTimeout(error)) {
+  if (isStatementTimeout(error) || isLockWaitTimeout(error)) {
     // 503 like an unreachable database: the request asked more than the database gives one request.
     return new ApiError(
       'service_unavailable',
@@ -197,6 +232,7 @@ export function toApiError(error: unknown, context: ErrorContext): unknown {
   // A set-up mistake, not a failed request: thrown as is, it stops `ensure_admin` at start-up and is
   // logged as the cause of a generic 500 at request time.
   if (error instanceof TableNotFoundException) return missingTable(error, meta);
+  if (isWriteConflict(error, meta)) return ApiError.writeConflict(error);
   if (error instanceof UniqueConstraintViolationException) {
     const fields = blamedProperties(error, context, uniqueCandidates(meta), ['unique', 'primary']);
     const errors: FieldError[] = fields.map((name) => ({

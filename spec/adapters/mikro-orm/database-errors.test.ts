@@ -351,6 +351,84 @@ await describeFidelity(
         ]);
       });
     });
+
+    it('a link row another request inserted meanwhile is a 409 write_conflict naming no field', async () => {
+      const author = await created(env(), '/authors', { name: unique(env(), 'w') });
+      const remark = await created(env(), '/remarks', { note: 'n', author, readers: [author] });
+      const prop = env().adapter.orm.getMetadata().get(Remark).properties.readers;
+      const columns = [...(prop.joinColumns ?? []), ...(prop.inverseJoinColumns ?? [])].join(', ');
+      // The database's own error for the pair inserted a second time (a real one, on every target).
+      const duplicate: unknown = await env()
+        .em()
+        .getConnection()
+        .execute(`insert into ${prop.pivotTable} (${columns}) values (?, ?)`, [remark, author])
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      const mapped = await new AdapterFailures(env().adapter.orm).write(
+        duplicate,
+        buildPlan(env().adapter.orm, Remark),
+        { readers: [author] },
+      );
+      assert.ok(mapped instanceof ApiError, String(mapped));
+      assert.deepEqual([mapped.status, mapped.code, mapped.errors], [409, 'write_conflict', undefined]);
+    });
+
+    it('a deadlock is a 409 write_conflict, a lock wait the database ended a 503', async (t) => {
+      if (!serverOnly(env())) return t.skip('one SQLite connection cannot wait on another');
+      const orm = env().adapter.orm;
+      const [first, second] = [
+        await created(env(), '/authors', { name: unique(env(), 'd') }),
+        await created(env(), '/authors', { name: unique(env(), 'd') }),
+      ];
+      const failures = new AdapterFailures(orm);
+      const plan = buildPlan(orm, Author);
+      const [a, b] = [orm.em.fork(), orm.em.fork()];
+      const touch = (em: typeof a, id: number) =>
+        em
+          .getConnection('write')
+          .execute('update authors set name = name where id = ?', [id], 'run', em.getTransactionContext());
+      await a.begin();
+      await b.begin();
+      try {
+        await touch(a, first);
+        await touch(b, second);
+        // Each now waits for the row the other holds: the database ends one of them.
+        const outcomes = await Promise.allSettled([touch(a, second), touch(b, first)]);
+        const deadlock = outcomes.find((outcome) => outcome.status === 'rejected')?.reason as unknown;
+        assert.ok(deadlock !== undefined, 'one of the two was stopped');
+        const mapped = await failures.write(deadlock, plan, { name: 'x' });
+        assert.ok(mapped instanceof ApiError, String(mapped));
+        assert.deepEqual([mapped.status, mapped.code], [409, 'write_conflict']);
+      } finally {
+        await a.rollback().catch(() => undefined);
+        await b.rollback().catch(() => undefined);
+      }
+      // A lock wait the database ends at its limit (PostgreSQL's lock_timeout, MariaDB's
+      // innodb_lock_wait_timeout): the database's time limit, as a statement timeout.
+      await a.begin();
+      await b.begin();
+      try {
+        await touch(a, first);
+        const limit =
+          env().target === 'postgresql'
+            ? "set local lock_timeout = '50ms'"
+            : 'set session innodb_lock_wait_timeout = 1';
+        await b.getConnection('write').execute(limit, [], 'run', b.getTransactionContext());
+        const waited = await touch(b, first).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        const mapped = await failures.write(waited, plan, { name: 'x' });
+        assert.ok(mapped instanceof ApiError, String(mapped));
+        assert.deepEqual([mapped.status, mapped.code], [503, 'service_unavailable']);
+        assert.ok(mapped.headers['Retry-After'] !== undefined);
+      } finally {
+        await a.rollback().catch(() => undefined);
+        await b.rollback().catch(() => undefined);
+      }
+    });
   },
   async (env) => {
     // A check outside the metadata: its name says nothing MikroORM declared.
