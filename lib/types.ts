@@ -58,6 +58,12 @@ export interface CollectionDescription {
   readonly targetKey: string;
   /** The type of the target's primary key (the type of each item of a write). */
   readonly targetKeyType: FieldType;
+  /**
+   * An integer key's range where its column's differs from a 32-bit integer's (MySQL/MariaDB's
+   * unsigned keys, small integers), as the target's own key field states it: each item of a write
+   * is held to it. Absent: a 32-bit integer's, as any integer field without `minimum`/`maximum`.
+   */
+  readonly targetKeyRange?: { readonly minimum: number; readonly maximum: number };
   /** For one-to-many: the target's many-to-one field that holds this model's key. */
   readonly inverseField?: string;
   /**

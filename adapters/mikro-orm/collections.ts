@@ -3,11 +3,11 @@
  * many-to-many owning and inverse sides, with the table and columns that hold their links (the
  * target's foreign key column, or the pivot table's two join columns).
  */
-import { type EntityMetadata, type EntityProperty, ReferenceKind } from '@mikro-orm/core';
-import type { CollectionDescription, ModelClass } from '../../lib/types.js';
+import { type EntityMetadata, type EntityProperty, type Platform, ReferenceKind } from '@mikro-orm/core';
+import type { CollectionDescription, FieldType, ModelClass } from '../../lib/types.js';
 import { collectionOrderOf, type LinkOrderKey } from './default-order.js';
 import { type AnyMikroORM, jsonNameOf, owningSideHidden } from './describe.js';
-import { fieldTypeOf } from './field-types.js';
+import { fieldTypeOf, integerRangeOf } from './field-types.js';
 
 /** Where the links of one collection are stored: owner and target key columns of one table. */
 export interface LinkTable {
@@ -159,6 +159,7 @@ export function collectionPlans(orm: AnyMikroORM, meta: EntityMetadata): Collect
       // The key's JSON name, as the target's own fields are named.
       targetKey: jsonNameOf(targetKey),
       targetKeyType,
+      ...keyRangeOf(targetKey, targetKeyType, orm.em.getPlatform()),
     };
     const pivot =
       prop.pivotEntity === undefined ? undefined : orm.getMetadata().find(prop.pivotEntity as never);
@@ -195,4 +196,14 @@ export function collectionPlans(orm: AnyMikroORM, meta: EntityMetadata): Collect
     }
   }
   return plans;
+}
+
+/** An integer key's column range, as the target's own key field states it (describe.ts): unsigned on MySQL/MariaDB. */
+function keyRangeOf(
+  key: EntityProperty,
+  type: FieldType,
+  platform: Platform,
+): Pick<CollectionDescription, 'targetKeyRange'> {
+  const range = type === 'integer' ? integerRangeOf(key, platform) : undefined;
+  return range === undefined ? {} : { targetKeyRange: range };
 }

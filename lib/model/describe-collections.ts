@@ -21,6 +21,15 @@ function problemOf(
   // A key of a custom type is described as 'json' (its JSON form is the type's): served as such.
   if (collection.targetKeyType === 'object' || collection.targetKeyType === 'array')
     return `has a ${collection.targetKeyType} targetKeyType; a key is a scalar`;
+  const range = collection.targetKeyRange;
+  if (
+    range !== undefined &&
+    (collection.targetKeyType !== 'integer' ||
+      !Number.isSafeInteger(range.minimum) ||
+      !Number.isSafeInteger(range.maximum) ||
+      range.minimum > range.maximum)
+  )
+    return 'has a targetKeyRange that is not a range of safe integers for an integer key';
   if (kind === 'one-to-many') {
     if (typeof collection.inverseField !== 'string' || collection.inverseField === '')
       return "is one-to-many without inverseField (the target's many-to-one back to this model)";

@@ -406,6 +406,7 @@ function collectionSchema(collection: CollectionDescription): JsonSchema {
     primary: true,
     generated: false,
     writable: true,
+    ...(collection.targetKeyRange ?? {}),
   };
   return {
     type: 'array',

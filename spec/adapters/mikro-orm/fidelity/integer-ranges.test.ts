@@ -230,6 +230,29 @@ await describeFidelity(
         assert.equal((await env().send('GET', `/gauges/${id}`)).status, 404, `GET /gauges/${id}`);
     });
 
+    it("Gauge: each key of a many-to-many write takes the range of the target's key (unsigned on MariaDB)", async () => {
+      const [minimum, maximum] = rangeOf(env(), 'id').range;
+      const document = await env().get<{ components: { schemas: Record<string, { properties: Json }> } }>(
+        '/openapi.json',
+      );
+      for (const schema of ['GaugeCreate', 'GaugeUpdate']) {
+        const items = (document.components.schemas[schema]?.properties.peers as Json | undefined)
+          ?.items as Json;
+        assert.deepEqual([items?.minimum, items?.maximum], [minimum, maximum], schema);
+      }
+      const id = (await env().send('POST', '/gauges', {})).body as Json;
+      const item = `/gauges/${String(id.id)}`;
+      for (const key of [minimum - 1, maximum + 1]) {
+        const past = await env().send('PATCH', item, { peers: [key] });
+        assert.equal(past.status, 422, JSON.stringify(past.body));
+        assert.match(JSON.stringify(past.body), /must be [<>]=/, `${key}: a range error, not a lookup`);
+      }
+      // At the bound: a key the column holds, which names no record.
+      const none = await env().send('PATCH', item, { peers: [maximum] });
+      assert.equal(none.status, 422, JSON.stringify(none.body));
+      assert.doesNotMatch(JSON.stringify(none.body), /must be [<>]=/);
+    });
+
     it('Gauge: an inline embedded field is bounded by its column, an `object: true` one is not', async () => {
       for (const [name, path] of [
         ['inline', 'inline.low'],
