@@ -329,12 +329,30 @@ function checkViolation(error: DriverException, context: ErrorContext): ApiError
     return {
       path,
       message:
-        others.length === 0
-          ? 'The value is not allowed.'
-          : `The value is not allowed together with the value of ${others.join(', ')}.`,
+        others.length > 0
+          ? `The value is not allowed together with the value of ${others.join(', ')}.`
+          : isJsonValidCheck(error, context, columns)
+            ? // MariaDB's json column is text under CHECK (json_valid(…)), which refuses deeper nesting.
+              'The database refused this JSON: MariaDB accepts at most 32 levels of nesting.'
+            : 'The value is not allowed.',
     };
   });
   return ApiError.validation(errors);
+}
+
+/** Whether a failed check is MariaDB's own on a json column (named after the column, `json_valid`). */
+function isJsonValidCheck(
+  error: DriverException,
+  context: ErrorContext,
+  columns: readonly string[],
+): boolean {
+  if (
+    columns.length !== 1 ||
+    !/^CONSTRAINT `[^`]+` failed for/.test(String(error.sqlMessage ?? error.message))
+  )
+    return false;
+  const prop = context.meta.props.find((candidate) => candidate.fieldNames?.[0] === columns[0]);
+  return prop !== undefined && String(prop.columnTypes?.[0] ?? prop.type).toLowerCase() === 'json';
 }
 
 /** The fields and detail of a value its column cannot hold. */

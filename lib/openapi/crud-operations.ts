@@ -269,8 +269,10 @@ function filterParameter(path: string, field: FieldDescription, like: LikeLimits
     name: `filter[${path}]`,
     in: 'query',
     description:
-      `Keeps records whose \`${path}\` passes every operator given: \`filter[${path}][$op]=value\`; ` +
-      `\`filter[${path}]=value\` is short for \`$eq\`. Conditions on several fields must all hold.${limited}`,
+      `Keeps records whose \`${path}\` passes every operator given: \`filter[${path}][$op]=value\`` +
+      // A JSON field takes $exists alone: the bare form would be a 400 there.
+      `${properties.$eq === undefined ? '' : `; \`filter[${path}]=value\` is short for \`$eq\``}. ` +
+      `Conditions on several fields must all hold.${limited}`,
     style: 'deepObject',
     explode: true,
     schema: { type: 'object', properties, additionalProperties: false },

@@ -137,6 +137,18 @@ describe('OpenAPI of $like and $ilike', () => {
   });
 });
 
+describe('OpenAPI of the bare filter form', () => {
+  it('says `filter[f]=value` means $eq where $eq is offered, and not on a JSON field ($exists only)', () => {
+    const registry = new OpenApiRegistry({ title: 'People' });
+    registry.addCrud(crudDoc(personDescription()));
+    const parameters = at(registry.document(), 'paths', '/people', 'get').parameters as Json[];
+    const filter = (name: string) => parameters.find((p) => p.name === `filter[${name}]`) as Json;
+    assert.deepEqual(Object.keys(at(filter('meta'), 'schema', 'properties')), ['$exists']);
+    assert.doesNotMatch(String(filter('meta').description), /short for/);
+    assert.match(String(filter('name').description), /`filter\[name\]=value` is short for `\$eq`/);
+  });
+});
+
 describe('OpenAPI of a field whose filters the database limits (filterLimit)', () => {
   class Box extends FrameworkModel {}
   const reason = 'the database reads a null there as the text null';
