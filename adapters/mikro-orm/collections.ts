@@ -4,6 +4,7 @@
  * target's foreign key column, or the pivot table's two join columns).
  */
 import { type EntityMetadata, type EntityProperty, type Platform, ReferenceKind } from '@mikro-orm/core';
+import { INT32_MAX, INT32_MIN } from '../../lib/schema/model-schemas.js';
 import type { CollectionDescription, FieldType, ModelClass } from '../../lib/types.js';
 import { collectionOrderOf, type LinkOrderKey } from './default-order.js';
 import { type AnyMikroORM, jsonNameOf, owningSideHidden } from './describe.js';
@@ -205,5 +206,7 @@ function keyRangeOf(
   platform: Platform,
 ): Pick<CollectionDescription, 'targetKeyRange'> {
   const range = type === 'integer' ? integerRangeOf(key, platform) : undefined;
-  return range === undefined ? {} : { targetKeyRange: range };
+  // A 32-bit integer's range is every integer key's without one.
+  if (range === undefined || (range.minimum === INT32_MIN && range.maximum === INT32_MAX)) return {};
+  return { targetKeyRange: range };
 }

@@ -127,6 +127,8 @@ for (const target of databaseTargets()) {
     const em = (): EntityManager => adapters.fast.orm.em.fork();
 
     it('describes collections with their kinds, targets and keys, and many-to-one targets', () => {
+      // MikroORM makes keys unsigned on MySQL/MariaDB: a write's keys take that range there.
+      const keyRange = target === 'mariadb' ? { targetKeyRange: { minimum: 0, maximum: 4294967295 } } : {};
       for (const adapter of Object.values(adapters)) {
         const book = adapter.describe(Book);
         assert.deepEqual(
@@ -139,6 +141,7 @@ for (const target of databaseTargets()) {
               targetModel: Tag,
               targetKey: 'id',
               targetKeyType: 'integer',
+              ...keyRange,
               writable: true,
             },
           ],
@@ -161,6 +164,7 @@ for (const target of databaseTargets()) {
               targetModel: Book,
               targetKey: 'id',
               targetKeyType: 'integer',
+              ...keyRange,
               inverseField: 'author',
               writable: false,
             },
@@ -176,6 +180,7 @@ for (const target of databaseTargets()) {
               targetModel: Book,
               targetKey: 'id',
               targetKeyType: 'integer',
+              ...keyRange,
               writable: false,
             },
           ],
