@@ -14,7 +14,7 @@ import type { OrmAdapter, RawRecord } from '../types.js';
 import { assertEmailVerified } from './account/account-service.js';
 import { PASSWORD_MAX_BYTES, passwordProblem } from './password-policy.js';
 import type { AuthRuntime } from './runtime.js';
-import type { UserBinding } from './user-binding.js';
+import { newUserRevocation, type UserBinding } from './user-binding.js';
 import { type UsernameRules, usernameRulesOf, withoutPadding } from './username.js';
 
 type Handler = RouteSpec['handler'];
@@ -75,6 +75,7 @@ function register(runtime: AuthRuntime, bodyLimit: number, collection?: UserColl
     const session = sessionOf(ctx, adapter);
     await assertFree(adapter, session, runtime, binding, fields);
     fields.hashed_password = await runtime.hashPassword(password);
+    Object.assign(fields, newUserRevocation());
     const row = await adapter.create(session, runtime.userModel, fields);
     ctx.status = 201;
     // Only where a route serves the new user: a users CrudRouter on the same Application.

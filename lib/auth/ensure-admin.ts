@@ -9,7 +9,7 @@ import { PRIMARY_READS } from '../http/session.js';
 import type { OrmAdapter, RawRecord } from '../types.js';
 import { isTruthyFlag } from './admin-flag.js';
 import type { AuthRuntime } from './runtime.js';
-import { asConfigurationError, type UserBinding } from './user-binding.js';
+import { asConfigurationError, newUserRevocation, type UserBinding } from './user-binding.js';
 import { usernameRulesOf } from './username.js';
 
 /** Input of `ensure_admin`: the admin's username and password, and any other fields of the user model. */
@@ -58,7 +58,7 @@ export async function ensureAdmin(
   let data: RawRecord;
   try {
     const { password: checked, ...valid } = binding.validateStrict({ ...fields, password });
-    data = { ...valid, hashed_password: await runtime.hashPassword(checked) };
+    data = { ...valid, hashed_password: await runtime.hashPassword(checked), ...newUserRevocation() };
   } catch (error) {
     throw asConfigurationError(error, 'ensure_admin');
   }

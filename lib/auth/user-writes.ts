@@ -17,7 +17,7 @@ import {
   requirePasswordText,
   UNUSABLE_PASSWORD,
 } from './credentials.js';
-import { assertUsableUsername } from './user-binding.js';
+import { assertUsableUsername, newUserRevocation } from './user-binding.js';
 import { usernameRulesOf } from './username.js';
 
 /** The flag AuthMixin adds for a verified email address; an email change clears it. */
@@ -68,7 +68,7 @@ export function userWriteHooks(runtime: CredentialRuntime): WriteHooks {
         };
       // `password` is no input field any more; dropping it here too covers direct callers.
       const { [CURRENT_PASSWORD_FIELD]: currentPassword, password: _password, ...rest } = data;
-      if (mode === 'create') return { ...rest, hashed_password: UNUSABLE_PASSWORD };
+      if (mode === 'create') return { ...rest, hashed_password: UNUSABLE_PASSWORD, ...newUserRevocation() };
       const emailField = runtime.emailField;
       if (ctx === undefined || !Object.hasOwn(rest, emailField)) return rest;
       // The CRUD handlers pass the stored row of every update; without one nothing can be checked.

@@ -63,7 +63,8 @@ for (const target of databaseTargets()) {
 
     it('keeps accepting a token without iat_ms until the user is revoked, then refuses it', async () => {
       const other = await userWithToken(fx.server);
-      const legacy = token(other.id, { iat: Math.floor(Date.now() / 1000) - 5 });
+      // Dated in whole seconds: this second (a token dated before its user existed is refused).
+      const legacy = token(other.id, { iat: Math.floor(Date.now() / 1000) });
       const path = `/users/${other.id}`;
       assert.equal((await call(fx.server, 'GET', path, { token: legacy })).status, 200);
       await fx.auth.revoke_sessions(other.id);

@@ -104,7 +104,10 @@ describe('AuthRouter options', () => {
     assert.deepEqual(hooks.requiredOnCreate, []);
     assert.deepEqual(Object.keys(hooks.extraFields), ['current_password']);
     const prepared = await hooks.prepare({ username: 'm', password: 'long enough' }, 'create', undefined);
-    assert.deepEqual(prepared, { username: 'm', hashed_password: '!unset' });
+    // And tokens issued before the user existed (a deleted one's of the same key) are refused.
+    const { tokens_valid_after: revokedBefore, ...credentials } = prepared;
+    assert.deepEqual(credentials, { username: 'm', hashed_password: '!unset' });
+    assert.ok(Date.parse(String(revokedBefore)) <= Date.now());
     assert.deepEqual(await hooks.prepare({ username: 'n', password: 'long enough' }, 'update', undefined), {
       username: 'n',
     });

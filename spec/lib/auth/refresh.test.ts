@@ -58,7 +58,10 @@ async function redisAvailable(): Promise<{ skip?: string }> {
   }
 }
 
-/** A token for a record written straight into the store (e.g. one that expired an hour ago). */
+/**
+ * A token for a record written straight into the store (e.g. one that expired an hour ago), issued
+ * now: a record issued before its user existed is refused whatever its expiry (reused-keys.test.ts).
+ */
 async function plantToken(fx: SessionFixture, user: number, expiresAt: number): Promise<string> {
   const id = randomBytes(16).toString('base64url');
   const secret = randomBytes(32).toString('base64url');
@@ -69,7 +72,7 @@ async function plantToken(fx: SessionFixture, user: number, expiresAt: number): 
       family: id,
       user: String(user),
       secretHash: createHash('sha256').update(secret).digest('base64url'),
-      issuedAt: Date.now() - 7200_000,
+      issuedAt: Date.now(),
       expiresAt,
     },
   );
