@@ -14,7 +14,7 @@ import type { OrmAdapter, RawRecord } from '../types.js';
 import { assertEmailVerified } from './account/account-service.js';
 import { PASSWORD_MAX_BYTES, passwordProblem } from './password-policy.js';
 import type { AuthRuntime } from './runtime.js';
-import { newUserRevocation, type UserBinding } from './user-binding.js';
+import { assertEmailAddress, newUserRevocation, type UserBinding } from './user-binding.js';
 import { type UsernameRules, usernameRulesOf, withoutPadding } from './username.js';
 
 type Handler = RouteSpec['handler'];
@@ -59,7 +59,11 @@ async function assertFree(
   }
 }
 
-function register(runtime: AuthRuntime, bodyLimit: number, collection?: UserCollection): Handler {
+function register(
+  runtime: AuthRuntime & { readonly emailField: string },
+  bodyLimit: number,
+  collection?: UserCollection,
+): Handler {
   const read = bodyReader({ limit: bodyLimit });
   return async (ctx) => {
     const adapter = runtime.adapterFor(ctx);
@@ -67,6 +71,7 @@ function register(runtime: AuthRuntime, bodyLimit: number, collection?: UserColl
     const data = binding.validateRegistration(await read(ctx));
     const { password, ...fields } = data;
     normaliseUsername(usernameRulesOf(runtime), binding, fields);
+    assertEmailAddress(fields, runtime.emailField);
     const problem = passwordProblem(password);
     if (problem !== undefined) throw ApiError.validation([{ path: 'password', message: problem }]);
     // Counted once the body is valid (a 422 costs no more than any bad request) and before the
@@ -198,7 +203,7 @@ function makeAdmin(runtime: AuthRuntime): Handler {
 
 /** `POST /register` and `POST /login`; a registered user's `Location` is set only where `collection` names a served path. */
 export function accountRoutes(
-  runtime: AuthRuntime,
+  runtime: AuthRuntime & { readonly emailField: string },
   bodyLimit: number,
   collection?: UserCollection,
 ): RouteGroup {

@@ -9,7 +9,12 @@ import { PRIMARY_READS } from '../http/session.js';
 import type { OrmAdapter, RawRecord } from '../types.js';
 import { isTruthyFlag } from './admin-flag.js';
 import type { AuthRuntime } from './runtime.js';
-import { asConfigurationError, newUserRevocation, type UserBinding } from './user-binding.js';
+import {
+  asConfigurationError,
+  assertEmailAddress,
+  newUserRevocation,
+  type UserBinding,
+} from './user-binding.js';
 import { usernameRulesOf } from './username.js';
 
 /** Input of `ensure_admin`: the admin's username and password, and any other fields of the user model. */
@@ -38,7 +43,7 @@ export interface EnsureAdminResult {
 
 /** Creates the admin unless a user with that username exists. */
 export async function ensureAdmin(
-  runtime: AuthRuntime,
+  runtime: AuthRuntime & { readonly emailField: string },
   adapter: OrmAdapter,
   options: EnsureAdminOptions,
 ): Promise<EnsureAdminResult> {
@@ -57,6 +62,7 @@ export async function ensureAdmin(
 
   let data: RawRecord;
   try {
+    assertEmailAddress(fields, runtime.emailField);
     const { password: checked, ...valid } = binding.validateStrict({ ...fields, password });
     data = { ...valid, hashed_password: await runtime.hashPassword(checked), ...newUserRevocation() };
   } catch (error) {

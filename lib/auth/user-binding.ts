@@ -9,6 +9,7 @@ import { compileSerializer, type Serializer } from '../schema/serializer.js';
 import { compileWriteValidator } from '../schema/write-validator.js';
 import type { ModelClass, ModelDescription, OrmAdapter, RawRecord, RecordId, RequestUser } from '../types.js';
 import { type AdminFlag, adminFlagOf, isTruthyFlag } from './admin-flag.js';
+import { emailAddressProblem } from './email-address.js';
 import { PASSWORD_SCHEMA } from './password-policy.js';
 
 /** The compiled user model of one adapter. */
@@ -154,6 +155,12 @@ export function revocationText(ms: number): string {
  */
 export function newUserRevocation(): { tokens_valid_after: string } {
   return { tokens_valid_after: revocationText(Math.floor(Date.now() / 1000) * 1000 - 1) };
+}
+
+/** Refuses (422 naming the field) an email address the account routes could not mail as one address. */
+export function assertEmailAddress(data: Readonly<RawRecord>, field: string): void {
+  const problem = emailAddressProblem(data[field]);
+  if (problem !== undefined) throw ApiError.validation([{ path: field, message: problem }]);
 }
 
 /** Refuses a login name nobody could log in with (empty or only spaces): 422 naming the field. */

@@ -17,7 +17,8 @@ import {
   requirePasswordText,
   UNUSABLE_PASSWORD,
 } from './credentials.js';
-import { assertUsableUsername, newUserRevocation } from './user-binding.js';
+import { EMAIL_ADDRESS_PATTERN, EMAIL_MAX_LENGTH } from './email-address.js';
+import { assertEmailAddress, assertUsableUsername, newUserRevocation } from './user-binding.js';
 import { usernameRulesOf } from './username.js';
 
 /** The flag AuthMixin adds for a verified email address; an email change clears it. */
@@ -51,7 +52,10 @@ export function userWriteHooks(runtime: CredentialRuntime): WriteHooks {
     extraFields: { [CURRENT_PASSWORD_FIELD]: CURRENT_PASSWORD_SCHEMA },
     requiredOnCreate: [],
     // What the username rules refuse at once: empty, or whitespace at either end.
-    fieldRules: { [runtime.usernameField]: { minLength: 1, pattern: '^\\S(?:.*\\S)?$' } },
+    fieldRules: {
+      [runtime.usernameField]: { minLength: 1, pattern: '^\\S(?:.*\\S)?$' },
+      [runtime.emailField]: { maxLength: EMAIL_MAX_LENGTH, pattern: EMAIL_ADDRESS_PATTERN },
+    },
     async prepare(
       data: RawRecord,
       mode: WriteMode,
@@ -68,6 +72,7 @@ export function userWriteHooks(runtime: CredentialRuntime): WriteHooks {
         };
       // `password` is no input field any more; dropping it here too covers direct callers.
       const { [CURRENT_PASSWORD_FIELD]: currentPassword, password: _password, ...rest } = data;
+      assertEmailAddress(rest, runtime.emailField);
       if (mode === 'create') return { ...rest, hashed_password: UNUSABLE_PASSWORD, ...newUserRevocation() };
       const emailField = runtime.emailField;
       if (ctx === undefined || !Object.hasOwn(rest, emailField)) return rest;

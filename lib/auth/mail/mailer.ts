@@ -64,7 +64,8 @@ export class SmtpMailer implements Mailer {
     const transporter = await this.transporter;
     await transporter.sendMail({
       from: this.from,
-      to: message.to,
+      // An address object, never text nodemailer would parse (a display name, a list).
+      to: { name: '', address: message.to },
       subject: message.subject,
       text: message.text,
       ...(message.html === undefined ? {} : { html: message.html }),

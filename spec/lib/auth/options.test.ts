@@ -122,7 +122,8 @@ describe('AuthRouter options', () => {
         new CrudRouter({ model: Member, secure: true, auth_dependency: router.get_auth_dependency() }).options
           .writeHooks?.fieldRules ?? {},
       );
-    assert.deepEqual(rulesOf(byName), ['username']);
+    // The login field's rules, and the email address's (one plain address); one field when they are one.
+    assert.deepEqual(rulesOf(byName), ['username', 'email']);
     assert.deepEqual(rulesOf(byEmail), ['email']);
     // A policy of the plugin authenticates by itself, and brings the hooks as well.
     const guarded = new CrudRouter({ model: Member, policy: { PUT: byEmail.owner_or_admin(Member) } });
