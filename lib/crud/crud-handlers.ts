@@ -1,6 +1,7 @@
 /**
  * The handlers of the generated routes. Order of checks on every route: authentication, then
- * the id, then the stored record, then the policy, then the query string, then the body — so that
+ * the id, then the stored record, then the policy, then the query string, then the body (and the
+ * related records it names, read under their own routers' rules) — so that
  * a caller who may not act learns nothing from validation messages. A delete, which takes no
  * query parameter at all, refuses one right after authentication.
  */
@@ -17,6 +18,7 @@ import { admitRelationRead, authenticate, enforce } from './access.js';
 import { checkCollectionKeys } from './collection-writes.js';
 import type { CrudPlan } from './crud-plan.js';
 import { embed, fieldsToLoad as relatedFieldsToLoad } from './includes.js';
+import { checkReferencesReadable } from './reference-reads.js';
 
 /** Authentication, then the policy's decision: the checks of a route without a stored record. */
 async function admit(plan: CrudPlan, ctx: AppContext, method: CrudMethod): Promise<void> {
@@ -159,6 +161,7 @@ async function writeData(
   const body = await plan.readBody(ctx);
   let data = plan.validate(mode, body, current);
   await checkCollectionKeys(plan, ctx, data);
+  await checkReferencesReadable(plan, ctx, data);
   const hooks = plan.hooks();
   if (hooks !== undefined) data = await hooks.prepare(data, mode, ctx, current);
   if (mode === 'create' && plan.ownerField !== undefined && ctx.state.user !== undefined) {
