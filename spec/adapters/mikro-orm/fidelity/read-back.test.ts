@@ -376,7 +376,8 @@ await describeFidelity(
       const route = env().routeOf(Gauged);
       // MikroORM's MySqlDriver (a mysql:// URL) lets mysql2 parse JSON; its MariaDbDriver (mariadb://) parses the text itself.
       const platform = env().adapter.orm.em.getPlatform();
-      const string = buildPlan(env().adapter.orm, Gauged).dialect === 'mysql' && platform.convertsJsonAutomatically();
+      const string =
+        buildPlan(env().adapter.orm, Gauged).dialect === 'mysql' && platform.convertsJsonAutomatically();
       for (const meta of [{ n: 1e20 }, [2 ** 53 + 2]]) {
         const created = await env().send('POST', route, { meta });
         assert.equal(created.status, 201, JSON.stringify(created.body));
