@@ -112,6 +112,16 @@ function resetPassword(runtime: CredentialRuntime, bodyLimit: number): Handler {
         'Change your own password with POST /change-password and the current password.',
       );
     }
+    // Nor another admin's: a stolen token would promote an accomplice, whose token then reset the
+    // admin's password (security review, session 16). An admin's password changes with its current
+    // one, or from code (set_password).
+    const target = await adapter.get(sessionOf(ctx, adapter), runtime.userModel, id);
+    if (target === undefined) throw unknown();
+    if (binding.requestUser(target).isAdmin === true) {
+      throw ApiError.forbidden(
+        "An administrator's password is not set through this route: its owner changes it with POST /change-password and the current password, or the operator from code with set_password().",
+      );
+    }
     const next = newPassword(objectBody(await read(ctx), 'new_password'));
     const hashed = await runtime.hashPassword(next, 'new_password');
     const { row } = await storeRevocation(runtime, adapter, sessionOf(ctx, adapter), id, hashed);

@@ -36,8 +36,10 @@ async function guardEmailChange(
   const caller = ctx.state.user;
   const self = caller !== undefined && String(caller.id) === String(target[binding.model.primaryKey]);
   // An administrator may correct another user's address without knowing their password; their
-  // own address needs their password like anyone's, so a stolen admin token cannot redirect it.
-  if (caller?.isAdmin === true && !self) return;
+  // own address needs their password like anyone's, so a stolen admin token cannot redirect it, and
+  // so does another administrator's (an accomplice promoted with a stolen token would redirect the
+  // admin's reset mail).
+  if (caller?.isAdmin === true && !self && binding.requestUser(target).isAdmin !== true) return;
   const password = requirePasswordText(
     currentPassword,
     CURRENT_PASSWORD_FIELD,

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { expectAll, expectStatus, expectUnauthorized, type SecurityCase, single } from '../support/cases.js';
 import { describeResponse, type HttpRequest, type HttpResponse, objectOf } from '../support/client.js';
 import { hmacToken, now } from '../support/forge.js';
-import { type Actor, PASSWORD, SECRET, type World } from '../support/world.js';
+import { type Actor, ADMIN, PASSWORD, SECRET, type World } from '../support/world.js';
 
 const HIJACKED = 'hijacked password 1';
 /** A bcrypt hash (cost 4) an attacker made. */
@@ -202,6 +202,39 @@ export const credentialCases: readonly SecurityCase[] = [
         200,
       );
     },
+  },
+  {
+    name: "a stolen admin token cannot take the admin's account through an accomplice it promotes",
+    group: 'authorization',
+    requests: async (world) => {
+      const accomplice = await world.user('cred_accomplice');
+      return [
+        // The stolen token promotes an accomplice (allowed: a promotion is what admins do)…
+        { method: 'POST', path: `/admin/${accomplice.id}/make-admin`, headers: world.bearer(world.admin) },
+        // …whose token may then neither set the admin's password nor redirect the admin's mail.
+        {
+          method: 'POST',
+          path: `/admin/${world.admin.id}/password`,
+          headers: bearer(accomplice.token),
+          json: { new_password: HIJACKED },
+        },
+        {
+          method: 'PATCH',
+          path: `/users/${world.admin.id}`,
+          headers: bearer(accomplice.token),
+          json: { email: 'accomplice@evil.example' },
+        },
+      ];
+    },
+    expect: async (responses, world) => {
+      const [promoted, password, email] = responses as HttpResponse[];
+      expectStatus(promoted as HttpResponse, 200);
+      expectStatus(password as HttpResponse, 403, 'forbidden');
+      expectStatus(email as HttpResponse, 422, 'validation_failed');
+      expectStatus(await world.send(login(world.admin.username, world.admin.password)), 200);
+      assert.equal((await world.userRow(world.admin.id))?.email, ADMIN.email);
+    },
+    admins: async (before, world) => new Set([...before, (await world.user('cred_accomplice')).id]),
   },
   {
     name: 'crit header naming an extension, or an empty crit list (real secret)',
