@@ -387,6 +387,16 @@ function isArrayProperty(prop: EntityProperty): boolean {
   return prop.customType instanceof ArrayType || (prop.array === true && prop.kind === ReferenceKind.SCALAR);
 }
 
+// PostgreSQL column types with no equality or ordering operator (`operator does not exist: xml =
+// unknown`, `could not identify an ordering operator for type path`): em.find fails on any filter
+// or sort of them, so the API offers none (fidelity round 12).
+const WITHOUT_COMPARISON = /^\s*(?:xml|line|lseg|box|path|polygon)\b/i;
+
+/** Whether the property's column can be neither compared nor ordered by its database. */
+function withoutComparison(prop: EntityProperty, columns: Platform): boolean {
+  return dialectOf(columns) === 'postgresql' && WITHOUT_COMPARISON.test(String(prop.columnTypes?.[0] ?? ''));
+}
+
 /**
  * The facts of one property; embedded values carry their own fields. `columns` is the platform of
  * the property's column; absent for a value stored inside JSON (an `object: true` embeddable).
@@ -483,7 +493,14 @@ function fieldFacts(
     ...(prop.onUpdate !== undefined && !computed ? { setOnUpdate: true } : {}),
     ...(computed ? { computed: true } : {}),
     ...(prop.lazy === true ? { lazy: true } : {}),
-    ...(getter || inverse || variant || type === 'object' || type === 'array' ? { queryable: false } : {}),
+    ...(getter ||
+    inverse ||
+    variant ||
+    type === 'object' ||
+    type === 'array' ||
+    (columns !== undefined && withoutComparison(prop, columns))
+      ? { queryable: false }
+      : {}),
     // Another subclass's field on the root: in the records of that subclass only, never written here.
     ...(variant ? { variant: true, writable: false } : {}),
     ...(defaultValue === undefined ? {} : { default: defaultValue }),

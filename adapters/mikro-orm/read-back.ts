@@ -51,6 +51,10 @@ export interface ReadBackCandidate {
   readonly fields: readonly { readonly prop: EntityProperty }[];
 }
 
+/** Column types that keep a text as written (a CHAR's padding is its own reason, above). */
+const PLAIN_TEXT_COLUMN =
+  /^\s*(?:n?(?:var)?char|character(?:\s+varying)?|national\s+(?:var)?char(?:acter)?|bpchar|(?:tiny|medium|long)?text|citext|clob|string)\b/;
+
 /** The first column type of a property, lower-cased ('' when MikroORM has none). */
 function columnOf(prop: EntityProperty): string {
   return String(prop.columnTypes?.[0] ?? '').toLowerCase();
@@ -102,9 +106,16 @@ function valueReason(
     case 'uuid':
       return dialect === 'postgresql' ? `${name} is a uuid, which PostgreSQL stores lower-cased` : undefined;
     case 'string':
-      return dialect === 'postgresql' && columnOf(prop).startsWith('uuid')
-        ? `${name} is a uuid, which PostgreSQL stores lower-cased`
-        : undefined;
+    case 'text': {
+      const column = columnOf(prop);
+      if (dialect === 'postgresql' && column.startsWith('uuid'))
+        return `${name} is a uuid, which PostgreSQL stores lower-cased`;
+      // A text column keeps the text as written; another (inet, macaddr, money, MariaDB's uuid,
+      // inet6, enum(…), set(…)) stores the value in its own form, which a fresh read gives.
+      return column === '' || dialect === 'sqlite' || PLAIN_TEXT_COLUMN.test(column)
+        ? undefined
+        : `${name} is held in a ${column} column, which the database may store in its own form`;
+    }
     case 'datetime':
       return keepsMilliseconds(prop, dialect)
         ? undefined
@@ -112,7 +123,6 @@ function valueReason(
     case 'integer':
     case 'bigint':
     case 'boolean':
-    case 'text':
     case 'enum':
     case 'date':
       return undefined;

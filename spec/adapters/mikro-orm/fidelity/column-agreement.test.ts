@@ -9,9 +9,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { EntitySchema } from '@mikro-orm/core';
 import { MikroOrmAdapter } from '../../../../adapters/mikro-orm/index.js';
 import { ConfigurationError } from '../../../../lib/errors.js';
 import { Application, CrudRouter } from '../../../../lib/index.js';
+import { FrameworkModel } from '../../../../lib/model/framework-model.js';
 import type { ModelClass } from '../../../../lib/types.js';
 import {
   Coded,
@@ -179,4 +181,63 @@ for (const target of fidelityTargets()) {
       },
     );
   }
+}
+
+/** A model of one string, boolean or number property in a column of the given type (round 12). */
+function columnModel(name: string, type: string, columnType: string): ModelClass {
+  const model = { [name]: class extends FrameworkModel {} }[name] as unknown as ModelClass;
+  const schema = new EntitySchema({
+    class: model as never,
+    tableName: name.toLowerCase(),
+    properties: {
+      id: { type: 'integer', primary: true },
+      v: { type, columnType, nullable: true },
+    },
+  });
+  COLUMN_SCHEMAS.push(schema);
+  return model;
+}
+const COLUMN_SCHEMAS: EntitySchema[] = [];
+
+/** Columns whose driver value is no string, number or boolean, and the dialects where it is so. */
+const FOREIGN_COLUMNS: readonly { model: ModelClass; refusedOn: readonly string[] }[] = [
+  { model: columnModel('BitFlag', 'boolean', 'bit(1)'), refusedOn: ['mariadb'] },
+  {
+    model: columnModel('VarBytes', 'string', 'varbinary(8)'),
+    refusedOn: ['sqlite-memory', 'postgresql', 'mariadb'],
+  },
+  { model: columnModel('PgBytes', 'string', 'bytea'), refusedOn: ['sqlite-memory', 'postgresql', 'mariadb'] },
+  { model: columnModel('YearText', 'string', 'year'), refusedOn: ['mariadb'] },
+  { model: columnModel('PointText', 'string', 'point'), refusedOn: ['postgresql'] },
+  { model: columnModel('ListText', 'string', 'text[]'), refusedOn: ['postgresql'] },
+];
+
+for (const target of fidelityTargets()) {
+  describe(
+    `MikroORM fidelity: columns read back as bytes, objects or arrays, on ${target}`,
+    await requireTarget(target),
+    () => {
+      let db: TestDatabase | undefined;
+      let adapter: MikroOrmAdapter | undefined;
+      before(async () => {
+        db = await createTestDatabase(target);
+        adapter = await MikroOrmAdapter.connect({ url: db.url, entities: COLUMN_SCHEMAS, mode: 'plain' });
+      });
+      after(async () => {
+        await adapter?.close();
+        await db?.drop();
+      });
+
+      for (const { model, refusedOn } of FOREIGN_COLUMNS) {
+        it(`${model.name}: ${refusedOn.includes(target) ? 'refused at registration, naming what to do' : 'served'}`, () => {
+          assert.ok(adapter !== undefined);
+          const app = new Application({ title: 'foreign columns', adapter });
+          const register = () => new CrudRouter({ model }).register_routes(app);
+          if (refusedOn.includes(target))
+            assert.throws(register, refusal(model, 'v', /custom Type.*drop columnType/));
+          else register();
+        });
+      }
+    },
+  );
 }
