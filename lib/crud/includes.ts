@@ -140,6 +140,23 @@ async function embedToOne(
   });
 }
 
+/** Most records one response embeds through to-many relations, nested ones included. */
+export const MAX_EMBEDDED_RECORDS = 10_000;
+
+// What each request has embedded so far: a page of 1,000 records with `include=` of a collection
+// capped at 1,000 per record would otherwise build a response of a million records.
+const embeddedSoFar = new WeakMap<AppContext, number>();
+
+/** Counts `count` more embedded records for the request; 400 past `MAX_EMBEDDED_RECORDS`, before they are read. */
+function spendEmbedded(ctx: AppContext, count: number, path: string): void {
+  const total = (embeddedSoFar.get(ctx) ?? 0) + count;
+  embeddedSoFar.set(ctx, total);
+  if (total > MAX_EMBEDDED_RECORDS)
+    throw ApiError.invalidQuery(
+      `include=${path} would embed more than ${MAX_EMBEDDED_RECORDS} records in one response; ask for a smaller page (limit) or fewer relations.`,
+    );
+}
+
 /** Embeds one to-many relation: an array of the linked records under the collection's name. */
 async function embedToMany(
   ctx: AppContext,
@@ -162,6 +179,7 @@ async function embedToMany(
           owners,
           plan.options.includeLimit,
         );
+  spendEmbedded(ctx, links.length, path);
   const byKey = await embeddedByKey(ctx, relation, distinct(links.map((link) => link.target)), request, path);
   // A link's owner is the stored foreign key, which the database matched to one of the owners.
   const ownerKeys = keyIndexOf<string>(plan);

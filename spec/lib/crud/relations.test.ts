@@ -326,6 +326,32 @@ describe('relations: filters and sort through a many-to-one', () => {
   });
 });
 
+describe('relations: how many records one response embeds', () => {
+  it('refuses (400) a response that would embed more than 10,000 records, before reading them', async () => {
+    const setup = await start({ entries: { include_limit: 1000 } });
+    try {
+      const session = setup.adapter.openSession();
+      const owner = await setup.adapter.create(session, Member, { name: 'ann' });
+      const labels: unknown[] = [];
+      for (let n = 0; n < 1000; n++)
+        labels.push((await setup.adapter.create(session, Label, { name: `l${n}` })).id);
+      for (let n = 0; n < 11; n++)
+        await setup.adapter.create(session, Entry, { title: `e${n}`, owner: owner.id, labels });
+      // Ten entries embed 10,000 labels: the most one response embeds.
+      const ten = await json(await setup.server.request('/entries?limit=10&include=labels'), 200);
+      assert.equal(
+        ten.reduce((sum: number, row: { labels: unknown[] }) => sum + row.labels.length, 0),
+        10_000,
+      );
+      const eleven = await json(await setup.server.request('/entries?limit=11&include=labels'), 400);
+      assert.equal(eleven.code, 'invalid_query');
+      assert.match(eleven.detail, /include=labels would embed more than 10000 records/);
+    } finally {
+      await setup.server.close();
+    }
+  });
+});
+
 describe('relations: many-to-many writes', () => {
   let setup: Setup;
   before(async () => {
