@@ -39,6 +39,13 @@ export interface ApplicationOptions {
   readonly logger?: Logger;
   /** Trust `X-Forwarded-*` headers (only behind a proxy you run). Default false. */
   readonly proxy?: boolean;
+  /**
+   * With `proxy`: how many proxies of yours append to `X-Forwarded-For` (AWS ALB, nginx's
+   * `$proxy_add_x_forwarded_for`). The client's address is then the one that many entries from the
+   * right; the entries before it are the client's own, which it may forge. Default: the header's
+   * first entry, right only behind a proxy that replaces the header.
+   */
+  readonly proxyHops?: number;
   /** Serve `/health/live` and `/health/ready`. Default true. */
   readonly health?: boolean;
   /** How long `close()` waits for in-flight requests and then for the adapter, in ms. Default 10 000. */
@@ -149,7 +156,15 @@ export class Application {
       ...(options.contact === undefined ? {} : { contact: options.contact }),
       ...(options.servers === undefined ? {} : { servers: options.servers }),
     });
-    this.koa = new Koa<AppState>({ proxy: options.proxy ?? false });
+    const hops = options.proxyHops;
+    if (hops !== undefined && (!Number.isInteger(hops) || hops < 1 || options.proxy !== true))
+      throw new ConfigurationError(
+        'Application: proxyHops must be a whole number from 1, given with proxy: true (how many proxies of yours append to X-Forwarded-For).',
+      );
+    this.koa = new Koa<AppState>({
+      proxy: options.proxy ?? false,
+      ...(hops === undefined ? {} : { maxIpsCount: hops }),
+    });
     this.koa.silent = true;
     useAdapter(this.koa as unknown as Koa, this.adapter);
     this.koa.use(problemMiddleware(this.logger));
