@@ -1,6 +1,7 @@
 /**
  * In-memory throttle store with bounded memory: at most `maxKeys` counters; when full, expired
- * counters go first, then the oldest ones (constant work per attempt).
+ * counters go first, then one of a single attempt among the oldest, then the oldest (bounded work
+ * per attempt).
  */
 import { ConfigurationError } from '../../errors.js';
 import type { ThrottleHit, ThrottleStore } from './store.js';
@@ -18,9 +19,12 @@ interface Counter {
   resetAt: number;
 }
 
+// How many of the oldest counters a full store looks through for one of a single attempt.
+const EVICTION_SCAN = 256;
+
 /** A throttle store for one process. */
 export class MemoryThrottleStore implements ThrottleStore {
-  /** Most counters kept; when full, expired ones go first, then the oldest. */
+  /** Most counters kept; when full, expired ones go first, then one of a single attempt, then the oldest. */
   readonly maxKeys: number;
   private readonly counters = new Map<string, Counter>();
   private readonly now: () => number;
@@ -69,10 +73,25 @@ export class MemoryThrottleStore implements ThrottleStore {
   }
 
   private makeRoom(now: number): void {
-    // Oldest windows sit first: drop those that have ended, and the oldest while still full.
+    // Oldest windows sit first: drop those that have ended.
     for (const [key, counter] of this.counters) {
-      if (this.counters.size < this.maxKeys && counter.resetAt > now) break;
+      if (counter.resetAt > now) break;
       this.counters.delete(key);
     }
+    if (this.counters.size < this.maxKeys) return;
+    // Still full: a counter of one attempt goes first (among the oldest few), so that a client
+    // spreading guesses over fresh addresses cannot push out the counter of the account it
+    // guesses at, which holds many (security review, session 16); the oldest one otherwise.
+    let scanned = 0;
+    let oldest: string | undefined;
+    for (const [key, counter] of this.counters) {
+      oldest ??= key;
+      if (counter.count <= 1) {
+        this.counters.delete(key);
+        return;
+      }
+      if (++scanned >= EVICTION_SCAN) break;
+    }
+    if (oldest !== undefined) this.counters.delete(oldest);
   }
 }

@@ -67,6 +67,15 @@ describe('MemoryThrottleStore', () => {
     assert.equal(store.size, 1, 'ended windows go first');
     assert.throws(() => new MemoryThrottleStore({ maxKeys: 0 }), ConfigurationError);
   });
+
+  it('when full, keeps a counter of many attempts while fresh keys of one attempt come and go', async () => {
+    const store = new MemoryThrottleStore({ maxKeys: 3 });
+    // An account guessed at five times, then guesses spread over a thousand fresh addresses.
+    for (let i = 0; i < 5; i++) await store.hit('user:alice', 900);
+    for (let i = 0; i < 1000; i++) await store.hit(`address:${i}`, 900);
+    assert.equal(store.size, 3);
+    assert.equal((await store.hit('user:alice', 900)).count, 6, 'the account counter was never pushed out');
+  });
 });
 
 describe('LoginThrottle', () => {
