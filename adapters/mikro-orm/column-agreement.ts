@@ -51,7 +51,7 @@ export function checkColumnAgreement(
   const foreign = foreignReading(columnType, dialectOf(platform), held);
   if (foreign !== undefined && (held === 'string' || held === 'boolean' || held === 'number'))
     throw new ConfigurationError(
-      `${meta.className}.${prop.name}: MikroORM holds it as a ${held} but its driver reads the ${columnType} column back as ${foreign}, and MikroORM serializes that as it is: the API could not give back what a client sends. Give it a MikroORM Type that converts the column's value (a custom Type with convertToJSValue), declare a column of the ${held}'s own kind (drop columnType), or mark it \`hidden: true\`.`,
+      `${meta.className}.${prop.name}: MikroORM holds it as a ${held} but its driver reads the ${columnType} column back as ${foreign}, and MikroORM serializes that as it is: the API could not give back what a client sends. Give it a MikroORM Type that converts the column's value (a custom Type with convertToJSValue), declare a column of the ${held}'s own kind (drop columnType), or leave it out of the entity the API serves.`,
     );
   const numeric = (type: string | undefined) => type === 'number';
   const text = (type: string | undefined) => type === 'string';

@@ -104,7 +104,11 @@ function valueReason(
     case 'number':
       return isSinglePrecision(prop, dialect) ? `${name} is a single-precision float` : undefined;
     case 'uuid':
-      return dialect === 'postgresql' ? `${name} is a uuid, which PostgreSQL stores lower-cased` : undefined;
+      if (dialect === 'postgresql') return `${name} is a uuid, which PostgreSQL stores lower-cased`;
+      // MariaDB's own uuid type (a columnType) lower-cases too; a char(36) keeps the text.
+      return dialect === 'mysql' && columnOf(prop).startsWith('uuid')
+        ? `${name} is held in a uuid column, which MariaDB stores lower-cased`
+        : undefined;
     case 'string':
     case 'text': {
       const column = columnOf(prop);

@@ -9,10 +9,12 @@
 /** Longest address SMTP carries (RFC 5321: a 256-octet path less its angle brackets). */
 export const EMAIL_MAX_LENGTH = 254;
 
-// No space, control character, comma, angle bracket, quote, parenthesis, semicolon, colon, square
-// bracket or backslash anywhere; exactly one @ with text on both sides; a dot-free or dotted domain.
-const PLAIN_ADDRESS =
-  '^[^\\s@<>(),;:"\\[\\]\\\\\\u0000-\\u001f\\u007f]+@[^\\s@<>(),;:"\\[\\]\\\\\\u0000-\\u001f\\u007f]+$';
+// No space, control character (C0, C1), invisible format character (zero-width, bidi controls),
+// comma, angle bracket, quote, parenthesis, semicolon, colon, square bracket or backslash
+// anywhere; exactly one @ with text on both sides.
+const REFUSED =
+  '\\s@<>(),;:"\\[\\]\\\\\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u2064\\ufeff';
+const PLAIN_ADDRESS = `^[^${REFUSED}]+@[^${REFUSED}]+$`;
 
 /** The pattern of a plain address, as the OpenAPI document states it. */
 export const EMAIL_ADDRESS_PATTERN = PLAIN_ADDRESS;
@@ -22,7 +24,7 @@ const plain = new RegExp(PLAIN_ADDRESS, 'u');
 /** Why a value is no plain email address, or undefined when it is one (non-strings are the validator's). */
 export function emailAddressProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  if (value.length > EMAIL_MAX_LENGTH) return `must be at most ${EMAIL_MAX_LENGTH} characters`;
+  if (Buffer.byteLength(value) > EMAIL_MAX_LENGTH) return `must be at most ${EMAIL_MAX_LENGTH} bytes`;
   if (!plain.test(value))
     return 'must be one plain email address (local@domain): no display name, list, quotes or spaces';
   return undefined;

@@ -11,17 +11,26 @@ import type { CrudPlan } from './crud-plan.js';
 import { comparableKey, KeyIndex } from './key-index.js';
 import { recordKey } from './record-key.js';
 
-/** 422 for duplicate or unknown keys in the writable collections of validated data. */
+/**
+ * 422 for duplicate or unknown keys in the writable collections of validated data, with `more`:
+ * the errors of other checks of the same keys (reference-reads.ts), answered in one list so that
+ * which check found what is not told (a path named by both is named once).
+ */
 export async function checkCollectionKeys(
   plan: CrudPlan,
   ctx: AppContext,
   data: Readonly<RawRecord>,
+  more: readonly FieldError[] = [],
 ): Promise<void> {
   const collections = writableCollections(plan.model, plan.readOnlyFields).filter((collection) =>
     Array.isArray(data[collection.name]),
   );
-  if (collections.length === 0) return;
-  const errors: FieldError[] = [];
+  const errors: FieldError[] = [...more];
+  if (collections.length === 0) {
+    if (errors.length > 0)
+      throw ApiError.validation(errors, 'A reference points to a record that does not exist.');
+    return;
+  }
   for (const collection of collections) {
     const keys = data[collection.name] as readonly unknown[];
     // Keys the database holds equal (a MySQL/MariaDB collation: `be` and `BE`) name one record.
@@ -65,6 +74,10 @@ export async function checkCollectionKeys(
       }
     }
   }
-  if (errors.length > 0)
-    throw ApiError.validation(errors.sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true })));
+  if (errors.length === 0) return;
+  const named = new Map<string, FieldError>();
+  for (const error of errors) if (!named.has(error.path)) named.set(error.path, error);
+  throw ApiError.validation(
+    [...named.values()].sort((a, b) => a.path.localeCompare(b.path, 'en', { numeric: true })),
+  );
 }

@@ -18,7 +18,7 @@ import { admitRelationRead, authenticate, enforce } from './access.js';
 import { checkCollectionKeys } from './collection-writes.js';
 import type { CrudPlan } from './crud-plan.js';
 import { embed, fieldsToLoad as relatedFieldsToLoad } from './includes.js';
-import { checkReferencesReadable } from './reference-reads.js';
+import { unreadableReferences } from './reference-reads.js';
 
 /** Authentication, then the policy's decision: the checks of a route without a stored record. */
 async function admit(plan: CrudPlan, ctx: AppContext, method: CrudMethod): Promise<void> {
@@ -160,8 +160,8 @@ async function writeData(
 ): Promise<RawRecord> {
   const body = await plan.readBody(ctx);
   let data = plan.validate(mode, body, current);
-  await checkCollectionKeys(plan, ctx, data);
-  await checkReferencesReadable(plan, ctx, data);
+  // Keys the caller may not read are answered as keys of no record, in one list with those.
+  await checkCollectionKeys(plan, ctx, data, await unreadableReferences(plan, ctx, data, current));
   const hooks = plan.hooks();
   if (hooks !== undefined) data = await hooks.prepare(data, mode, ctx, current);
   if (mode === 'create' && plan.ownerField !== undefined && ctx.state.user !== undefined) {

@@ -65,6 +65,8 @@ export interface CrudPlan {
   hooks(): WriteHooks | undefined;
   /** The relations requests may include, filter and sort through (resolved against the lookup). */
   relations(): readonly ServedRelation[];
+  /** Every relation whose target a plan of the lookup serves, whatever `include` says (a write's keys are read under their rules). */
+  writtenRelations(): readonly ServedRelation[];
 }
 
 /** Whether the router knows its callers: secured, or some policy needs a user. */
@@ -194,9 +196,12 @@ function resolveRelations(
   adapter: OrmAdapter,
   model: ModelDescription,
   lookup: PlanLookup,
+  whatever = false,
 ): ServedRelation[] {
-  if (options.include === false) return [];
-  const allowed = options.include === true ? undefined : new Set(options.include);
+  // `whatever`: every relation, whatever `include` says (the writes' own, reference-reads.ts).
+  const include = whatever ? true : options.include;
+  if (include === false) return [];
+  const allowed = include === true ? undefined : new Set(include);
   const served: ServedRelation[] = [];
   for (const field of model.fields) {
     const targetModel = field.relation?.targetModel;
@@ -286,6 +291,15 @@ export function compileCrudPlan(
     }
     return relations;
   };
+  let written: ServedRelation[] = [];
+  let writtenAt = -1;
+  const writtenRelations = (): readonly ServedRelation[] => {
+    if (writtenAt !== lookup.version) {
+      written = resolveRelations(options, adapter, model, lookup, true);
+      writtenAt = lookup.version;
+    }
+    return written;
+  };
   const ownerField = knowsCaller(options) ? ownerFieldOf(options, model) : undefined;
   const readOnlyFields: ReadonlySet<string> = new Set(ownerField === undefined ? [] : [ownerField]);
   const hooks = options.writeHooks;
@@ -323,5 +337,6 @@ export function compileCrudPlan(
     validate: (mode, body, stored) => validators[mode](body, stored),
     hooks: () => hooks,
     relations: served,
+    writtenRelations,
   };
 }

@@ -3,17 +3,25 @@
  * be able to read each one through its own router, as `include=` would show it. Otherwise a user
  * could attach a task to a project they may not see, and learn from the answer that it exists
  * (security review, session 16). A record the caller may not read is answered exactly as a key
- * that names no record: the same 422, the same words.
+ * that names no record: the same 422, the same words, in the same list as the other keys' errors.
+ * What the record holds already (its own many-to-one value, its current links) stays writable: a
+ * PUT that repeats it changes nothing.
  */
 import { ApiError, type FieldError } from '../errors.js';
 import { sessionOf } from '../http/session.js';
-import type { AppContext, RawRecord } from '../types.js';
+import type { AppContext, RawRecord, RecordId } from '../types.js';
 import { authenticate, enforce } from './access.js';
 import type { CrudPlan, ServedRelation } from './crud-plan.js';
 import { KeyIndex } from './key-index.js';
 
-/** The keys a write gives for one relation, each with where it sits in the body. */
-function writtenKeys(relation: ServedRelation, data: Readonly<RawRecord>): { path: string; key: unknown }[] {
+/** One key a write gives for a relation, and where it sits in the body. */
+interface WrittenKey {
+  readonly path: string;
+  readonly key: unknown;
+}
+
+/** The keys a write gives for one relation. */
+function writtenKeys(relation: ServedRelation, data: Readonly<RawRecord>): WrittenKey[] {
   if (relation.kind === 'many-to-one') {
     const name = relation.field?.name;
     if (name === undefined || !Object.hasOwn(data, name)) return [];
@@ -26,58 +34,112 @@ function writtenKeys(relation: ServedRelation, data: Readonly<RawRecord>): { pat
   return Array.isArray(keys) ? keys.map((key, index) => ({ path: `${collection.name}.${index}`, key })) : [];
 }
 
-/** The refusal of a key the caller may not read: the words a key that names no record gets. */
-function unreadable(relation: ServedRelation, path: string, key: unknown): FieldError {
+/** The key field of the relation's target, as the relation names it. */
+function targetKeyOf(relation: ServedRelation): string {
+  return (
+    relation.field?.relation?.targetKey ?? relation.collection?.targetKey ?? relation.plan.model.primaryKey
+  );
+}
+
+/** The error of a key the caller may not read, or that names no record: the words each check gives. */
+function namesNothing(relation: ServedRelation, { path, key }: WrittenKey): FieldError {
   if (relation.kind === 'many-to-one') return { path, message: 'References a record that does not exist.' };
-  const { target, targetKey } = relation.collection ?? { target: '', targetKey: '' };
-  return { path, message: `no ${target} has ${targetKey} ${JSON.stringify(key)}` };
+  return {
+    path,
+    message: `no ${relation.collection?.target} has ${targetKeyOf(relation)} ${JSON.stringify(key)}`,
+  };
+}
+
+/** Whether the caller may read this record through the target's router (its GET policy). */
+async function readable(target: CrudPlan, ctx: AppContext, record: RawRecord): Promise<boolean> {
+  try {
+    const deciding = enforce(target, ctx, 'GET', record);
+    if (deciding !== undefined) await deciding;
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 403 || error.status === 401)) return false;
+    throw error;
+  }
+}
+
+// Most current links of one record read to tell a repeated link from a new one.
+const CURRENT_LINKS_READ = 1_000_000;
+
+/** The record's current links of one collection (an update may repeat them whoever may read them). */
+async function currentLinks(
+  plan: CrudPlan,
+  ctx: AppContext,
+  relation: ServedRelation,
+  current: Readonly<RawRecord>,
+): Promise<KeyIndex<true>> {
+  const linked = new KeyIndex<true>(undefined, relation.collection?.targetKeyType);
+  const owner = current[plan.model.primaryKey] as RecordId;
+  if (plan.adapter.links === undefined || relation.collection === undefined) return linked;
+  const links = await plan.adapter.links(
+    sessionOf(ctx, plan.adapter),
+    plan.options.model,
+    relation.collection.name,
+    [owner],
+    CURRENT_LINKS_READ,
+  );
+  for (const link of links) linked.set(link.target, true);
+  return linked;
 }
 
 /**
- * Checks every key a create or update body gives for a relation whose target router guards its
- * reads (`secure`, or a GET policy): its authentication, then its GET policy on each record, as
- * `GET /{id}` decides. A target anyone may read costs nothing; one with a policy costs a list of
- * the named records. Keys naming no record are left to the existing checks.
+ * The errors of the keys a create or update body gives for relations whose target router guards
+ * its reads (`secure`, or a GET policy): its authentication runs (its 401), then its GET policy on
+ * each named record, as `GET /{id}` decides. A key naming no record is an error here too where the
+ * target has a policy, so that a missing and an unreadable one read alike; elsewhere missing keys
+ * are left to the other checks. A target anyone may read costs nothing; one with a policy costs a
+ * list of the named records per relation. `current`: the stored record of an update.
  */
-export async function checkReferencesReadable(
+export async function unreadableReferences(
   plan: CrudPlan,
   ctx: AppContext,
   data: Readonly<RawRecord>,
-): Promise<void> {
-  const relations = plan.relations();
-  if (relations.length === 0) return;
+  current?: Readonly<RawRecord>,
+): Promise<FieldError[]> {
+  const relations = plan.writtenRelations();
+  if (relations.length === 0) return [];
   const errors: FieldError[] = [];
   for (const relation of relations) {
     const target = relation.plan;
     const policy = target.options.policies.GET;
     if (policy === undefined && !target.options.secure) continue;
-    const written = writtenKeys(relation, data);
+    let written = writtenKeys(relation, data);
+    // A many-to-one value the record holds already is no new link.
+    const field = relation.field?.name;
+    if (current !== undefined && field !== undefined && written.length > 0) {
+      const held = new KeyIndex<true>(undefined, relation.field?.type);
+      held.set(current[field], true);
+      written = written.filter((entry) => held.get(entry.key) === undefined);
+    }
     if (written.length === 0) continue;
     const authenticating = authenticate(target, ctx, 'GET');
     if (authenticating !== undefined) await authenticating;
     if (policy === undefined) continue;
-    const keyField = target.model.fieldsByName.get(target.model.primaryKey);
+    const keyName = targetKeyOf(relation);
+    const keyField = target.model.fieldsByName.get(keyName);
     const found = await target.adapter.list(sessionOf(ctx, target.adapter), target.options.model, {
-      filters: [{ field: target.model.primaryKey, op: '$in', value: written.map((entry) => entry.key) }],
+      filters: [{ field: keyName, op: '$in', value: written.map((entry) => entry.key) }],
       sort: [],
       limit: written.length,
       offset: 0,
       withTotal: false,
     });
-    const records = new KeyIndex<RawRecord>(keyField?.comparison, keyField?.type ?? 'string');
-    for (const row of found.rows) records.set(row[target.model.primaryKey], row);
-    for (const { path, key } of written) {
-      const record = records.get(key);
-      if (record === undefined) continue;
-      try {
-        const deciding = enforce(target, ctx, 'GET', record);
-        if (deciding !== undefined) await deciding;
-      } catch (error) {
-        if (!(error instanceof ApiError) || (error.status !== 403 && error.status !== 401)) throw error;
-        errors.push(unreadable(relation, path, key));
+    const records = new KeyIndex<RawRecord>(keyField?.comparison, keyField?.type);
+    for (const row of found.rows) records.set(row[keyName], row);
+    let linked: KeyIndex<true> | undefined;
+    for (const entry of written) {
+      const record = records.get(entry.key);
+      if (record !== undefined && (await readable(target, ctx, record))) continue;
+      if (record !== undefined && current !== undefined && relation.kind !== 'many-to-one') {
+        linked ??= await currentLinks(plan, ctx, relation, current);
+        if (linked.get(entry.key) !== undefined) continue;
       }
+      errors.push(namesNothing(relation, entry));
     }
   }
-  if (errors.length > 0)
-    throw ApiError.validation(errors, 'A reference points to a record that does not exist.');
+  return errors;
 }

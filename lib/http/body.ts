@@ -161,7 +161,8 @@ export function bodyReader(options: BodyReaderOptions): (ctx: AppContext) => Pro
         : ctx.request.is('application/x-www-form-urlencoded')
           ? parseFormText(text)
           : parseJsonText(text);
-    checkNesting(parsed);
+    // Nesting deeper than the limit takes two brackets a level: a shorter text cannot hold it.
+    if (text.length > 2 * MAX_BODY_DEPTH) checkNesting(parsed);
     ctx.request.body = parsed;
     return parsed;
   };
@@ -178,7 +179,11 @@ export const MAX_BODY_DEPTH = 128;
 function checkNesting(body: unknown): void {
   if (typeof body !== 'object' || body === null) return;
   const pending: { value: object; depth: number; field: string }[] = [{ value: body, depth: 1, field: '' }];
+  // An app parser's result may share an object between places: each is walked once.
+  const seen = new Set<object>();
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (seen.has(next.value)) continue;
+    seen.add(next.value);
     if (next.depth > MAX_BODY_DEPTH)
       throw ApiError.validation([
         { path: next.field, message: `must not be nested deeper than ${MAX_BODY_DEPTH} levels` },

@@ -1,7 +1,7 @@
 /**
  * In-memory throttle store with bounded memory: at most `maxKeys` counters; when full, expired
- * counters go first, then one of a single attempt among the oldest, then the oldest (bounded work
- * per attempt).
+ * counters go first, then the one of the fewest attempts among the oldest (bounded work per
+ * attempt).
  */
 import { ConfigurationError } from '../../errors.js';
 import type { ThrottleHit, ThrottleStore } from './store.js';
@@ -19,12 +19,12 @@ interface Counter {
   resetAt: number;
 }
 
-// How many of the oldest counters a full store looks through for one of a single attempt.
+// How many of the oldest counters a full store looks through for the one of the fewest attempts.
 const EVICTION_SCAN = 256;
 
 /** A throttle store for one process. */
 export class MemoryThrottleStore implements ThrottleStore {
-  /** Most counters kept; when full, expired ones go first, then one of a single attempt, then the oldest. */
+  /** Most counters kept; when full, expired ones go first, then the one of the fewest attempts among the oldest. */
   readonly maxKeys: number;
   private readonly counters = new Map<string, Counter>();
   private readonly now: () => number;
@@ -79,19 +79,19 @@ export class MemoryThrottleStore implements ThrottleStore {
       this.counters.delete(key);
     }
     if (this.counters.size < this.maxKeys) return;
-    // Still full: a counter of one attempt goes first (among the oldest few), so that a client
-    // spreading guesses over fresh addresses cannot push out the counter of the account it
-    // guesses at, which holds many (security review, session 16); the oldest one otherwise.
+    // Still full: the counter of the fewest attempts among the oldest few goes (the oldest of
+    // those), so that a client spreading guesses over fresh addresses cannot push out the counter
+    // of the account it guesses at, which holds more (security review, session 16).
     let scanned = 0;
-    let oldest: string | undefined;
+    let fewest: string | undefined;
+    let least = Number.POSITIVE_INFINITY;
     for (const [key, counter] of this.counters) {
-      oldest ??= key;
-      if (counter.count <= 1) {
-        this.counters.delete(key);
-        return;
+      if (counter.count < least) {
+        fewest = key;
+        least = counter.count;
       }
       if (++scanned >= EVICTION_SCAN) break;
     }
-    if (oldest !== undefined) this.counters.delete(oldest);
+    if (fewest !== undefined) this.counters.delete(fewest);
   }
 }

@@ -75,6 +75,12 @@ describe('MemoryThrottleStore', () => {
     for (let i = 0; i < 1000; i++) await store.hit(`address:${i}`, 900);
     assert.equal(store.size, 3);
     assert.equal((await store.hit('user:alice', 900)).count, 6, 'the account counter was never pushed out');
+    // Fresh keys hit twice each: still fewer than the account's.
+    for (let i = 0; i < 1000; i++) {
+      await store.hit(`twice:${i}`, 900);
+      await store.hit(`twice:${i}`, 900);
+    }
+    assert.equal((await store.hit('user:alice', 900)).count, 7);
   });
 });
 

@@ -98,6 +98,14 @@ for (const target of databaseTargets()) {
         ...secured,
         policy: { PUT: auth.owner_or_admin(Task), DELETE: auth.owner_or_admin(Task) },
       }).register_routes(app);
+      // `include` is a read option: it must not switch the check of written keys off.
+      new CrudRouter({
+        model: Task,
+        prefix: '/closed',
+        include: false,
+        ...secured,
+        policy: { PUT: auth.owner_or_admin(Task), DELETE: auth.owner_or_admin(Task) },
+      }).register_routes(app);
       server = await serve(app.callback());
     });
     after(async () => {
@@ -155,6 +163,60 @@ for (const target of databaseTargets()) {
       await created(alice.token, '/tasks', { title: 'mine', project: secret });
       const admin = await adminWithToken(fixture());
       await created(admin.token, '/tasks', { title: 'admin', project: secret });
+    });
+
+    it('a missing and an unreadable key in one body are named alike, in one list', async () => {
+      const alice = await userWithToken(server);
+      const bob = await userWithToken(server);
+      const secret = await created(alice.token, '/projects', { name: 'secret' });
+      const answer = await call(server, 'POST', '/tasks', {
+        token: bob.token,
+        json: { title: 't', related: [secret, 987656], project: 987657 },
+      });
+      assert.equal(answer.status, 422, JSON.stringify(answer.body));
+      assert.deepEqual(
+        (answer.body.errors as { path: string; message: string }[]).map((error) => [
+          error.path,
+          error.message,
+        ]),
+        [
+          ['project', 'References a record that does not exist.'],
+          ['related.0', `no Project has id ${secret}`],
+          ['related.1', 'no Project has id 987656'],
+        ],
+      );
+    });
+
+    it('a router with include: false checks written keys all the same', async () => {
+      const alice = await userWithToken(server);
+      const bob = await userWithToken(server);
+      const secret = await created(alice.token, '/projects', { name: 'secret' });
+      const answer = await call(server, 'POST', '/closed/tasks', {
+        token: bob.token,
+        json: { title: 't', project: secret },
+      });
+      assert.equal(answer.status, 422, JSON.stringify(answer.body));
+    });
+
+    it('an update may repeat what the record holds (a PUT of what GET gave), whoever linked it', async () => {
+      const alice = await userWithToken(server);
+      const bob = await userWithToken(server);
+      const admin = await adminWithToken(fixture());
+      const secret = await created(alice.token, '/projects', { name: 'secret' });
+      const task = await created(bob.token, '/tasks', { title: 't' });
+      // An admin links Bob's task to Alice's project, both ways.
+      const linked = await call(server, 'PATCH', `/tasks/${task}`, {
+        token: admin.token,
+        json: { project: secret, related: [secret] },
+      });
+      assert.equal(linked.status, 200, JSON.stringify(linked.body));
+      const read = await call(server, 'GET', `/tasks/${task}`, { token: bob.token });
+      const put = await call(server, 'PUT', `/tasks/${task}`, {
+        token: bob.token,
+        json: { title: 'renamed', project: read.body.project, related: [secret] },
+      });
+      assert.equal(put.status, 200, JSON.stringify(put.body));
+      assert.equal(put.body.title, 'renamed');
     });
 
     it('a many-to-many key the caller may not read is answered as a key of no record; readable targets pass', async () => {

@@ -327,7 +327,7 @@ describe('relations: filters and sort through a many-to-one', () => {
 });
 
 describe('relations: how many records one response embeds', () => {
-  it('refuses (400) a response that would embed more than 10,000 records, before reading them', async () => {
+  it('refuses (400) a response that would embed more than 10,000 records, before reading the records', async () => {
     const setup = await start({ entries: { include_limit: 1000 } });
     try {
       const session = setup.adapter.openSession();

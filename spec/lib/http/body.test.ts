@@ -145,6 +145,13 @@ describe('bodyReader: form bodies and an app parser that ran first', () => {
     const read = bodyReader({ limit: 1024 * 1024, form: true });
     server = await serveReader(read, async (ctx, next) => {
       if (ctx.path === '/app-form-parser') return formsOnly(ctx, next);
+      if (ctx.path === '/app-deep-parser') {
+        // An app parser that read the body already: a deep value, sharing one object twice.
+        let deep: unknown = {};
+        for (let level = 0; level < 200; level++) deep = { a: deep, b: deep };
+        Object.assign(ctx.request, { body: { deep }, rawBody: '{}' });
+        return next();
+      }
       if (ctx.path !== '/parser-off') return next();
       ctx.disableBodyParser = true;
       const received = await read(ctx as unknown as AppContext);
@@ -157,6 +164,12 @@ describe('bodyReader: form bodies and an app parser that ran first', () => {
   const post = (path: string, type: string, bytes: Uint8Array) =>
     fetch(server.url + path, { method: 'POST', headers: { 'content-type': type }, body: bytes });
   const form = 'application/x-www-form-urlencoded';
+
+  it("checks an app parser's result for nesting too, walking an object shared between places once", async () => {
+    const answer = await post('/app-deep-parser', 'application/json', Buffer.from('{}'));
+    assert.equal(answer.status, 422);
+    assert.deepEqual(((await answer.json()) as { errors: { path: string }[] }).errors[0]?.path, 'deep');
+  });
 
   it('reads a form strictly: repeated names as arrays, + as a space, __proto__ dropped', async () => {
     const answer = await post(
