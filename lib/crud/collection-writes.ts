@@ -26,11 +26,6 @@ export async function checkCollectionKeys(
     Array.isArray(data[collection.name]),
   );
   const errors: FieldError[] = [...more];
-  if (collections.length === 0) {
-    if (errors.length > 0)
-      throw ApiError.validation(errors, 'A reference points to a record that does not exist.');
-    return;
-  }
   for (const collection of collections) {
     const keys = data[collection.name] as readonly unknown[];
     // Keys the database holds equal (a MySQL/MariaDB collation: `be` and `BE`) name one record.

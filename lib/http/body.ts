@@ -179,11 +179,13 @@ export const MAX_BODY_DEPTH = 128;
 function checkNesting(body: unknown): void {
   if (typeof body !== 'object' || body === null) return;
   const pending: { value: object; depth: number; field: string }[] = [{ value: body, depth: 1, field: '' }];
-  // An app parser's result may share an object between places: each is walked once.
-  const seen = new Set<object>();
+  // An app parser's result may share an object between places, or hold itself: an object is walked
+  // again only where it sits deeper than before (at most MAX_BODY_DEPTH times), so a loop reaches
+  // the limit and the work stays bounded.
+  const deepest = new Map<object, number>();
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    if (seen.has(next.value)) continue;
-    seen.add(next.value);
+    if ((deepest.get(next.value) ?? 0) >= next.depth) continue;
+    deepest.set(next.value, next.depth);
     if (next.depth > MAX_BODY_DEPTH)
       throw ApiError.validation([
         { path: next.field, message: `must not be nested deeper than ${MAX_BODY_DEPTH} levels` },

@@ -145,11 +145,24 @@ describe('bodyReader: form bodies and an app parser that ran first', () => {
     const read = bodyReader({ limit: 1024 * 1024, form: true });
     server = await serveReader(read, async (ctx, next) => {
       if (ctx.path === '/app-form-parser') return formsOnly(ctx, next);
-      if (ctx.path === '/app-deep-parser') {
-        // An app parser that read the body already: a deep value, sharing one object twice.
-        let deep: unknown = {};
-        for (let level = 0; level < 200; level++) deep = { a: deep, b: deep };
-        Object.assign(ctx.request, { body: { deep }, rawBody: '{}' });
+      if (ctx.path.startsWith('/app-deep-parser/')) {
+        // An app parser that read the body already: a deep value sharing one object twice, a deep
+        // object reached first where it sits shallow, or a value that holds itself.
+        let shared: unknown = {};
+        for (let level = 0; level < 200; level++) shared = { a: shared, b: shared };
+        let inner: Record<string, unknown> = {};
+        for (let level = 0; level < 100; level++) inner = { x: inner };
+        let chain: unknown = inner;
+        for (let level = 0; level < 60; level++) chain = { y: chain };
+        const loop: Record<string, unknown> = {};
+        loop.self = loop;
+        const bodies: Record<string, unknown> = {
+          shared: { deep: shared },
+          // The walk takes the last entry first: `early` (shallow) before `late` (60 levels down).
+          'shallow-first': { deep: { late: chain, early: inner } },
+          loop: { deep: loop },
+        };
+        Object.assign(ctx.request, { body: bodies[ctx.path.split('/')[2] ?? ''], rawBody: '{}' });
         return next();
       }
       if (ctx.path !== '/parser-off') return next();
@@ -165,10 +178,16 @@ describe('bodyReader: form bodies and an app parser that ran first', () => {
     fetch(server.url + path, { method: 'POST', headers: { 'content-type': type }, body: bytes });
   const form = 'application/x-www-form-urlencoded';
 
-  it("checks an app parser's result for nesting too, walking an object shared between places once", async () => {
-    const answer = await post('/app-deep-parser', 'application/json', Buffer.from('{}'));
-    assert.equal(answer.status, 422);
-    assert.deepEqual(((await answer.json()) as { errors: { path: string }[] }).errors[0]?.path, 'deep');
+  it("checks an app parser's result for nesting too: shared objects, one reached shallow first, a loop", async () => {
+    for (const kind of ['shared', 'shallow-first', 'loop']) {
+      const answer = await post(`/app-deep-parser/${kind}`, 'application/json', Buffer.from('{}'));
+      assert.equal(answer.status, 422, kind);
+      assert.deepEqual(
+        ((await answer.json()) as { errors: { path: string }[] }).errors[0]?.path,
+        'deep',
+        kind,
+      );
+    }
   });
 
   it('reads a form strictly: repeated names as arrays, + as a space, __proto__ dropped', async () => {

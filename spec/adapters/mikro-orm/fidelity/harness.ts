@@ -315,6 +315,23 @@ export async function describeFidelity(
   }
 }
 
+/** POSTs and PATCHes through the API; each answer must equal MikroORM's serialization of the stored row. */
+export async function assertAnswersAreStored(
+  env: FidelityEnv,
+  model: ModelClass,
+  post: Json,
+  patch: Json,
+): Promise<void> {
+  const route = env.routeOf(model);
+  const created = await env.send('POST', route, post);
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const id = (created.body as Json).id;
+  assertSameJson(created.body, await env.mikroJson(model, id), `POST ${route}`);
+  const patched = await env.send('PATCH', `${route}/${String(id)}`, patch);
+  assert.equal(patched.status, 200, JSON.stringify(patched.body));
+  assertSameJson(patched.body, await env.mikroJson(model, id), `PATCH ${route}/${String(id)}`);
+}
+
 /** Asserts that two JSON objects are equal whatever the order of their keys. */
 export function assertSameJson(actual: unknown, expected: unknown, message?: string): void {
   assert.deepStrictEqual(sortKeys(actual), sortKeys(expected), message);

@@ -13,7 +13,7 @@ import { buildPlan } from '../../../../adapters/mikro-orm/plan.js';
 import { FrameworkModel } from '../../../../lib/model/framework-model.js';
 import { defaultTableName } from '../../../../lib/model/table-name.js';
 import type { ModelClass } from '../../../../lib/types.js';
-import { assertSameJson, type Catalogue, describeFidelity, type FidelityEnv, type Json } from './harness.js';
+import { assertAnswersAreStored, type Catalogue, describeFidelity } from './harness.js';
 
 /** A model of nullable string properties with these column types. */
 function model(
@@ -50,18 +50,6 @@ function catalogue(...entries: { model: ModelClass; schema: EntitySchema }[]): C
     entities: entries.map((entry) => entry.schema),
     routes: new Map(entries.map((entry) => [entry.model, `/${defaultTableName(entry.model.name)}`] as const)),
   };
-}
-
-/** POST, then PATCH: each answer is what MikroORM reads from the row. */
-async function assertAnswersAreStored(env: FidelityEnv, target: ModelClass, post: Json, patch: Json) {
-  const route = env.routeOf(target);
-  const created = await env.send('POST', route, post);
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  const id = (created.body as Json).id;
-  assertSameJson(created.body, await env.mikroJson(target, id), `POST ${route}`);
-  const patched = await env.send('PATCH', `${route}/${String(id)}`, patch);
-  assert.equal(patched.status, 200, JSON.stringify(patched.body));
-  assertSameJson(patched.body, await env.mikroJson(target, id), `PATCH ${route}/${String(id)}`);
 }
 
 await describeFidelity(

@@ -37,7 +37,14 @@ import {
   Tokened,
   Triggered,
 } from '../../../fixtures/mikro-orm/fidelity.js';
-import { assertSameJson, type Catalogue, describeFidelity, type FidelityEnv, type Json } from './harness.js';
+import {
+  assertAnswersAreStored,
+  assertSameJson,
+  type Catalogue,
+  describeFidelity,
+  type FidelityEnv,
+  type Json,
+} from './harness.js';
 
 // Each model on its table's name, as CrudRouter serves it by default.
 const CATALOGUE: Catalogue = {
@@ -215,23 +222,6 @@ async function flushDiffers(env: FidelityEnv, test: ReasonCase): Promise<string 
   )
     return 'update';
   return undefined;
-}
-
-/** POSTs and PATCHes through the API; each answer must equal MikroORM's serialization of the stored row. */
-async function assertAnswersAreStored(
-  env: FidelityEnv,
-  model: ModelClass,
-  post: Json,
-  patch: Json,
-): Promise<void> {
-  const route = env.routeOf(model);
-  const created = await env.send('POST', route, post);
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  const id = (created.body as Json).id;
-  assertSameJson(created.body, await env.mikroJson(model, id), `POST ${route}`);
-  const patched = await env.send('PATCH', `${route}/${String(id)}`, patch);
-  assert.equal(patched.status, 200, JSON.stringify(patched.body));
-  assertSameJson(patched.body, await env.mikroJson(model, id), `PATCH ${route}/${String(id)}`);
 }
 
 /** A subscriber that rewrites a tally's label after every flush, behind MikroORM's back. */
