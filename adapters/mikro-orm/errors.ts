@@ -187,7 +187,7 @@ function isLockWaitTimeout(error: unknown): boolean {
 }
 
 /** The table whose row an error is about, where the database says (PostgreSQL, SQLite) or the statement does (MySQL/MariaDB). */
-export function violatedTable(error: DriverException): string | undefined {
+function violatedTable(error: DriverException): string | undefined {
   const pg = (error as { table?: unknown }).table;
   if (typeof pg === 'string') return pg;
   const sqlite = /constraint failed: ([\w$]+)\./.exec(String(error.message ?? ''));

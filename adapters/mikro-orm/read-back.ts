@@ -112,9 +112,7 @@ function valueReason(
     case 'string':
     case 'text': {
       const column = columnOf(prop);
-      if (dialect === 'postgresql' && column.startsWith('uuid'))
-        return `${name} is a uuid, which PostgreSQL stores lower-cased`;
-      // A text column keeps the text as written; another (inet, macaddr, money, MariaDB's uuid,
+      // A text column keeps the text as written; another (a uuid, inet, macaddr, money, MariaDB's
       // inet6, enum(…), set(…)) stores the value in its own form, which a fresh read gives.
       return column === '' || dialect === 'sqlite' || PLAIN_TEXT_COLUMN.test(column)
         ? undefined

@@ -59,11 +59,7 @@ async function assertFree(
   }
 }
 
-function register(
-  runtime: AuthRuntime & { readonly emailField: string },
-  bodyLimit: number,
-  collection?: UserCollection,
-): Handler {
+function register(runtime: AuthRuntime, bodyLimit: number, collection?: UserCollection): Handler {
   const read = bodyReader({ limit: bodyLimit });
   return async (ctx) => {
     const adapter = runtime.adapterFor(ctx);
@@ -203,7 +199,7 @@ function makeAdmin(runtime: AuthRuntime): Handler {
 
 /** `POST /register` and `POST /login`; a registered user's `Location` is set only where `collection` names a served path. */
 export function accountRoutes(
-  runtime: AuthRuntime & { readonly emailField: string },
+  runtime: AuthRuntime,
   bodyLimit: number,
   collection?: UserCollection,
 ): RouteGroup {

@@ -22,8 +22,6 @@ type Handler = RouteSpec['handler'];
 export interface CredentialRuntime extends AuthRuntime {
   /** The unique field `/login` looks users up by (the throttle key). */
   readonly usernameField: string;
-  /** The address the account routes mail to, read per request: mounting them may name it later. */
-  readonly emailField: string;
 }
 
 const noop = async (): Promise<void> => {};

@@ -43,7 +43,7 @@ export interface EnsureAdminResult {
 
 /** Creates the admin unless a user with that username exists. */
 export async function ensureAdmin(
-  runtime: AuthRuntime & { readonly emailField: string },
+  runtime: AuthRuntime,
   adapter: OrmAdapter,
   options: EnsureAdminOptions,
 ): Promise<EnsureAdminResult> {

@@ -21,6 +21,8 @@ export interface AuthRuntime {
   readonly sessions?: RefreshSessions;
   /** How usernames are normalised and checked. */
   readonly usernames?: UsernameRules;
+  /** The address the account routes mail to, read per request: mounting them may name it later. */
+  readonly emailField: string;
   /**
    * The account routes' settings (password reset, email verification), once mounted; only what the
    * login route reads of the account service, so this file does not import the service back.

@@ -74,11 +74,11 @@ export function userWriteHooks(runtime: CredentialRuntime): WriteHooks {
         };
       // `password` is no input field any more; dropping it here too covers direct callers.
       const { [CURRENT_PASSWORD_FIELD]: currentPassword, password: _password, ...rest } = data;
-      // A PUT repeats the stored address: only a new one is checked (one stored before the rule stays).
-      if (mode === 'create' || current?.[runtime.emailField] !== rest[runtime.emailField])
-        assertEmailAddress(rest, runtime.emailField);
-      if (mode === 'create') return { ...rest, hashed_password: UNUSABLE_PASSWORD, ...newUserRevocation() };
       const emailField = runtime.emailField;
+      // A PUT repeats the stored address: only a new one is checked (one stored before the rule stays).
+      if (mode === 'create' || current?.[emailField] !== rest[emailField])
+        assertEmailAddress(rest, emailField);
+      if (mode === 'create') return { ...rest, hashed_password: UNUSABLE_PASSWORD, ...newUserRevocation() };
       if (ctx === undefined || !Object.hasOwn(rest, emailField)) return rest;
       // The CRUD handlers pass the stored row of every update; without one nothing can be checked.
       if (current === undefined) {

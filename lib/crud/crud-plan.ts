@@ -190,6 +190,19 @@ function checkIncludeNames(options: ResolvedCrudOptions, model: ModelDescription
   }
 }
 
+/** `compute`'s value, computed again only when plans were added to the lookup since. */
+function perLookupVersion<T>(lookup: PlanLookup, compute: () => T): () => T {
+  let value: T | undefined;
+  let at = -1;
+  return () => {
+    if (at !== lookup.version || value === undefined) {
+      value = compute();
+      at = lookup.version;
+    }
+    return value;
+  };
+}
+
 /** The model's relations the options allow whose target model a plan of the lookup serves. */
 function resolveRelations(
   options: ResolvedCrudOptions,
@@ -280,26 +293,13 @@ export function compileCrudPlan(
   checkVisibleKey(model);
   checkLikeTextFields(options, model);
   checkIncludeNames(options, model);
-  let relations: ServedRelation[] = [];
-  let listOptions: ListQueryOptions = { like: options.like, relations };
-  let resolvedAt = -1;
-  const served = (): readonly ServedRelation[] => {
-    if (resolvedAt !== lookup.version) {
-      relations = resolveRelations(options, adapter, model, lookup);
-      listOptions = { like: options.like, relations };
-      resolvedAt = lookup.version;
-    }
-    return relations;
-  };
-  let written: ServedRelation[] = [];
-  let writtenAt = -1;
-  const writtenRelations = (): readonly ServedRelation[] => {
-    if (writtenAt !== lookup.version) {
-      written = resolveRelations(options, adapter, model, lookup, true);
-      writtenAt = lookup.version;
-    }
-    return written;
-  };
+  const resolved = perLookupVersion(lookup, () => {
+    const relations = resolveRelations(options, adapter, model, lookup);
+    return { relations, listOptions: { like: options.like, relations } as ListQueryOptions };
+  });
+  const writtenRelations = perLookupVersion(lookup, () =>
+    resolveRelations(options, adapter, model, lookup, true),
+  );
   const ownerField = knowsCaller(options) ? ownerFieldOf(options, model) : undefined;
   const readOnlyFields: ReadonlySet<string> = new Set(ownerField === undefined ? [] : [ownerField]);
   const hooks = options.writeHooks;
@@ -330,13 +330,10 @@ export function compileCrudPlan(
     ownerField,
     ownerAuthentication: ownerField === undefined ? undefined : ownerAuthenticationOf(options),
     readOnlyFields,
-    listOptions: () => {
-      served();
-      return listOptions;
-    },
+    listOptions: () => resolved().listOptions,
     validate: (mode, body, stored) => validators[mode](body, stored),
     hooks: () => hooks,
-    relations: served,
+    relations: () => resolved().relations,
     writtenRelations,
   };
 }
