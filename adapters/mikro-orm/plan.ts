@@ -333,6 +333,7 @@ export function buildPlan(orm: AnyMikroORM, model: ModelClass, planOf?: PlanReso
       fields,
       dialect,
       jsonReadByDriver: dialect === 'mysql' && platform.convertsJsonAutomatically(),
+      localTimestamps: orm.config.get('forceUtcTimezone') === false,
     }),
     collections: new Map(collections.map((collection) => [collection.description.name, collection])),
     planOf: planOf ?? cachingResolver(orm),

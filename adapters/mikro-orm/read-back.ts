@@ -49,6 +49,12 @@ export interface ReadBackCandidate {
   readonly jsonReadByDriver: boolean;
   /** The served properties (each field's MikroORM property). */
   readonly fields: readonly { readonly prop: EntityProperty }[];
+  /**
+   * MikroORM's `forceUtcTimezone: false`: a timestamp column without a time zone holds the local
+   * time of the connection's `timezone` (or the process's), which a read turns back into a Date
+   * its own way: the flushed Date may not be the one a read gives.
+   */
+  readonly localTimestamps?: boolean;
 }
 
 /** Column types that keep a text as written (a CHAR's padding is its own reason, above). */
@@ -90,6 +96,7 @@ function valueReason(
   prop: EntityProperty,
   dialect: Dialect,
   jsonReadByDriver = false,
+  localTimestamps = false,
 ): string | undefined {
   if (!hasBuiltInType(prop)) return `${name} has a custom type, whose value a read converts from the column`;
   if (prop.customType instanceof ArrayType || prop.array === true)
@@ -119,9 +126,12 @@ function valueReason(
         : `${name} is held in a ${column} column, which the database may store in its own form`;
     }
     case 'datetime':
-      return keepsMilliseconds(prop, dialect)
-        ? undefined
-        : `${name} is a timestamp column without milliseconds`;
+      if (!keepsMilliseconds(prop, dialect)) return `${name} is a timestamp column without milliseconds`;
+      return localTimestamps &&
+        dialect !== 'sqlite' &&
+        !/^(timestamptz|timestamp\b.*\bwith time zone)/.test(columnOf(prop))
+        ? `${name} is a timestamp without a time zone, read in local time (forceUtcTimezone: false)`
+        : undefined;
     case 'integer':
     case 'bigint':
     case 'boolean':
@@ -176,7 +186,7 @@ function defaultFits(type: FieldType | undefined, value: unknown): boolean {
 function propertyReason(
   meta: EntityMetadata,
   prop: EntityProperty,
-  { dialect, jsonReadByDriver }: ReadBackCandidate,
+  { dialect, jsonReadByDriver, localTimestamps }: ReadBackCandidate,
 ): string | undefined {
   const name = `${meta.className}.${prop.name}`;
   // A lazy value is never part of a write's answer (a read sends it only when asked for).
@@ -209,7 +219,7 @@ function propertyReason(
     !defaultFits(fieldTypeOf(prop), fallback)
   )
     return `${name} has a default of another type than its column's values`;
-  return valueReason(name, prop, dialect, jsonReadByDriver);
+  return valueReason(name, prop, dialect, jsonReadByDriver, localTimestamps);
 }
 
 /**
