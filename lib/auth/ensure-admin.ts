@@ -84,9 +84,19 @@ export async function ensureAdmin(
       binding.usernameField,
       username,
     );
-    if (winner === undefined) throw error;
+    // No user has that username: another user holds a unique value given for it (the email).
+    if (winner === undefined) throw takenValue(error, username);
     return found(runtime, binding, winner, username);
   }
+}
+
+/** The error of a create refused because another user holds one of the given unique values. */
+function takenValue(error: ApiError, username: string): ConfigurationError {
+  const fields = (error.errors ?? []).map((field) => field.path).filter((path) => path !== '');
+  const which = fields.length > 0 ? fields.join(', ') : 'a unique field';
+  return new ConfigurationError(
+    `ensure_admin: no user "${username}" exists, and it cannot be created: another user already has the ${which} given for it. Give ensure_admin another value, or change that user's.`,
+  );
 }
 
 function found(

@@ -73,6 +73,25 @@ for (const target of databaseTargets()) {
       );
     });
 
+    it('throws a ConfigurationError naming the email another user has, and creates nothing', async () => {
+      await registerUser(fx.server, { username: 'early-bird', email: 'taken-admin@example.com' });
+      await assert.rejects(
+        fx.auth.ensure_admin({
+          username: 'late-admin',
+          password: 'late-admin-password',
+          email: 'taken-admin@example.com',
+        }),
+        (error: unknown) =>
+          error instanceof ConfigurationError &&
+          /late-admin/.test(error.message) &&
+          /email/.test(error.message),
+      );
+      assert.equal(
+        await fx.adapter.findBy(fx.adapter.openSession(), User, 'username', 'late-admin'),
+        undefined,
+      );
+    });
+
     it('changes nothing when the user exists: never resets the password', async () => {
       await fx.auth.ensure_admin({
         username: 'keeper',
