@@ -69,7 +69,7 @@ type AnyKoa = Koa<AppState> | Koa;
  * @example
  * const auth = new AuthRouter({ user_model: User });   // secret from JWT_SECRET
  * auth.register_routes(app);                           // POST /register, /login, /refresh, /logout, …
- * auth.register_admin_routes(app);                     // POST /admin/{id}/make-admin, /admin/{id}/password
+ * auth.register_admin_routes(app);                     // POST /admin/{id}/make-admin, /admin/{id}/password, /admin/{id}/revoke-sessions
  * new CrudRouter({ model: Post, secure: true, auth_dependency: auth.get_auth_dependency(),
  *   policy: { PUT: auth.owner_or_admin(Post), DELETE: auth.admin_only() } }).register_routes(app);
  */
@@ -123,6 +123,7 @@ export class AuthRouter implements AuthRuntime {
   private readonly defaultRefreshStore: boolean;
   private warnedMemoryStore = false;
   #router: GroupRouter | undefined;
+  #adminRouter: GroupRouter | undefined;
 
   constructor(options: AuthRouterOptions) {
     const resolved = resolveAuthOptions(options);
@@ -234,7 +235,7 @@ export class AuthRouter implements AuthRuntime {
     (app as Koa).use(this.middleware() as Middleware);
   }
 
-  /** Adds `POST /admin/{id}/make-admin` and `POST /admin/{id}/password` (administrators only). */
+  /** Adds `POST /admin/{id}/make-admin`, `/admin/{id}/password` and `/admin/{id}/revoke-sessions` (administrators only). */
   register_admin_routes(app: Application | AnyKoa): void {
     if (app instanceof Application) {
       const binding = this.attach(app);
@@ -279,9 +280,23 @@ export class AuthRouter implements AuthRuntime {
     return this.#router;
   }
 
-  /** `POST /admin/{id}/make-admin` and `POST /admin/{id}/password` as ordinary Koa middleware. */
+  /** `POST /admin/{id}/make-admin`, `/admin/{id}/password` and `/admin/{id}/revoke-sessions` as ordinary Koa middleware. */
   adminMiddleware(options: { bodyLimit?: number } = {}): Middleware<AppState> {
     return chain(adminRoutes(this), adminCredentialRoutes(this, options.bodyLimit ?? DEFAULT_BODY_LIMIT));
+  }
+
+  /**
+   * The same routes as `adminMiddleware()` as a `@koa/router` `Router`, for mounting in an app's
+   * own router: `api.use(auth.adminRouter.routes())`. Built on first read.
+   */
+  get adminRouter(): GroupRouter {
+    if (this.#adminRouter === undefined) {
+      const router = new Router<AppState, AppContext>({ sensitive: true });
+      for (const group of [adminRoutes(this), adminCredentialRoutes(this, DEFAULT_BODY_LIMIT)])
+        router.use(group.router.routes());
+      this.#adminRouter = router;
+    }
+    return this.#adminRouter;
   }
 
   /** The dependency that validates the bearer token and loads `ctx.state.user`; pass it as `auth_dependency`. */

@@ -60,6 +60,27 @@ export const DEFAULT_SERVERS: readonly { url: string; description?: string }[] =
   { url: '/', description: 'The server that serves this document.' },
 ];
 
+/**
+ * An OAuth2 flow's URLs that are paths of this document (`tokenUrl: '/login'`, the auth plugin's
+ * route) joined to the one server's URL, as the operations' paths are: Swagger UI and RFC 3986
+ * resolve a path starting with `/` against the host alone, so under `servers: [{ url: '/api' }]`
+ * **Authorize** would post to `/login` and not `/api/login`.
+ */
+function underServer(schemes: Record<string, SecuritySchemeObject>, server: string): void {
+  const base = server.replace(/\/+$/, '');
+  if (base === '') return;
+  for (const scheme of Object.values(schemes)) {
+    const flows = scheme.flows as Record<string, Record<string, unknown>> | undefined;
+    for (const flow of Object.values(flows ?? {})) {
+      for (const key of ['authorizationUrl', 'tokenUrl', 'refreshUrl']) {
+        const url = flow[key];
+        if (typeof url === 'string' && url.startsWith('/') && !url.startsWith('//'))
+          flow[key] = `${base}${url}`;
+      }
+    }
+  }
+}
+
 /** The keys of a path item that hold operations. */
 const HTTP_METHODS: ReadonlySet<string> = new Set([
   'get',
@@ -283,6 +304,8 @@ export function buildOpenApiDocument(sources: OpenApiSources): Record<string, un
   for (const item of Object.values(paths)) {
     for (const name of requiredSchemes(item)) securitySchemes[name] ??= { ...BEARER_SECURITY_SCHEME };
   }
+  const servers = sources.info.servers ?? DEFAULT_SERVERS;
+  if (servers.length === 1) underServer(securitySchemes, (servers[0] as { url: string }).url);
 
   return {
     openapi: OPENAPI_VERSION,
@@ -295,7 +318,7 @@ export function buildOpenApiDocument(sources: OpenApiSources): Record<string, un
     },
     // A relative URL resolves against where `/openapi.json` was fetched from, so clients and
     // Swagger UI call the same origin without the application knowing its public address.
-    servers: structuredClone(sources.info.servers ?? DEFAULT_SERVERS),
+    servers: structuredClone(servers),
     tags: [...tags.values()],
     paths,
     components: {

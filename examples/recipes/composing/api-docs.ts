@@ -28,6 +28,7 @@ export function serveApiDocs(koa: Koa, options: ApiDocsOptions): void {
   const { title, adapter, auth, routers, prefix } = options;
   const docs = new Application({ title, adapter, servers: [{ url: prefix }], health: false });
   auth.register_routes(docs);
+  auth.register_admin_routes(docs);
   for (const router of routers) router.register_routes(docs);
 
   koa.use(async (ctx, next) => {

@@ -31,6 +31,7 @@ export async function mountApiRouter(koa: Koa, url: string): Promise<MikroOrmAda
 
   const api = new Router({ prefix: '/api' });
   api.use(auth.router.routes());
+  api.use(auth.adminRouter.routes()); // /api/admin/{id}/make-admin, /password, /revoke-sessions
   api.use(bookmarks.router.routes());
   api.get('/me', auth.get_auth_dependency(), (ctx) => {
     ctx.body = ctx.state.user?.record;

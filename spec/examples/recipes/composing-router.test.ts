@@ -91,6 +91,13 @@ for (const target of databaseTargets()) {
         headers: bob,
       });
       assert.equal(deleted.status, 403, 'only the owner (or an admin) deletes a bookmark');
+      // The admin routes nest in the same router: served under /api, to administrators only.
+      for (const action of ['make-admin', 'revoke-sessions']) {
+        const refused = await server.request(`/api/admin/1/${action}`, { method: 'POST', headers: bob });
+        assert.equal(refused.status, 403, `${action}: ${refused.status}`);
+        assert.equal(((await refused.json()) as { code: string }).code, 'forbidden');
+      }
+      assert.equal((await server.request('/api/admin/1/make-admin', { method: 'POST' })).status, 401);
       const wrong = await server.request('/api/bookmarks', { method: 'DELETE', headers: ann });
       assert.equal(wrong.status, 405);
       assert.equal(wrong.headers.get('allow'), 'GET, POST, HEAD, OPTIONS');
@@ -111,9 +118,20 @@ for (const target of databaseTargets()) {
       const document = (await response.json()) as {
         servers: { url: string }[];
         paths: Record<string, Record<string, unknown>>;
+        components: { securitySchemes: Record<string, { flows?: { password?: { tokenUrl: string } } }> };
       };
       assert.deepEqual(document.servers, [{ url: '/api' }]);
-      for (const path of ['/register', '/login', '/bookmarks', '/bookmarks/{id}'])
+      // Swagger UI's Authorize posts to the token URL resolved against the host alone: it must
+      // carry the server's path, as the login route the app serves does.
+      const tokenUrl = document.components.securitySchemes.OAuth2PasswordBearer?.flows?.password?.tokenUrl;
+      assert.equal(tokenUrl, '/api/login');
+      const token = await server.request(tokenUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'username=nobody&password=wrong-password',
+      });
+      assert.equal(token.status, 401, 'the token URL is the login route');
+      for (const path of ['/register', '/login', '/bookmarks', '/bookmarks/{id}', '/admin/{id}/make-admin'])
         assert.ok(path in document.paths, `${path} documented`);
       // Each documented path, under the server URL, is one the app serves: none answers 404.
       const headers = await signUp('docs-reader');
