@@ -12,7 +12,7 @@
 import type { Next } from 'koa';
 import koaJwt from 'koa-jwt';
 import { ApiError } from '../errors.js';
-import { sessionOf } from '../http/session.js';
+import { primarySessionOf } from '../http/session.js';
 import type { WriteHooks } from '../model/write-hooks.js';
 import type { AppContext, AuthDependency, ModelClass, OrmAdapter } from '../types.js';
 import {
@@ -125,7 +125,9 @@ export function createAuthDependency(
     const binding = sources.binding(adapter);
     const id = binding.coerceId(claims.sub);
     if (id === undefined) throw ApiError.unauthorized('The token is invalid.', 'invalid_token');
-    const row = await adapter.get(sessionOf(ctx, adapter), sources.userModel, id);
+    // From the primary whatever the method: a replica's lagging copy of the user would accept a
+    // token revoked there, and refuse one of a user it has not replayed yet.
+    const row = await adapter.get(primarySessionOf(ctx, adapter), sources.userModel, id);
     if (row === undefined)
       throw ApiError.unauthorized('The user of this token no longer exists.', 'invalid_token');
     const validAfter = binding.tokensValidAfter(row);

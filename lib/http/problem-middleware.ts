@@ -26,22 +26,32 @@ export const consoleLogger: Logger = {
 
 type HttpLikeError = Error & { status?: number; statusCode?: number; expose?: boolean; type?: string };
 
-/** At most one warning per this interval for the causes of 503 answers, per logger. */
+/** At most one warning per this interval for each kind of 503 answer (its detail), per logger. */
 const UNAVAILABLE_WARNING_INTERVAL_MS = 60_000;
-const lastUnavailableWarning = new WeakMap<Logger, number>();
+/** The kinds remembered per logger: the catalogue's few 503 details, with room to spare. */
+const UNAVAILABLE_KINDS = 64;
+const lastUnavailableWarning = new WeakMap<Logger, Map<string, number>>();
 
 /**
  * Tells the operator why requests answer 503 (a server down, a pooler refusing transactions), once
- * a minute: the client learns only that it may retry, and an outage answers many requests alike.
+ * a minute for each kind: the client learns only that it may retry, and an outage answers many
+ * requests alike. Per kind, so that one cause (a full password-hashing queue under load) does not
+ * hide another that minute (the database refusing transactions).
  */
 function warnUnavailable(error: ApiError, logger: Logger): void {
   const now = Date.now();
-  const last = lastUnavailableWarning.get(logger);
+  let kinds = lastUnavailableWarning.get(logger);
+  if (kinds === undefined) {
+    kinds = new Map();
+    lastUnavailableWarning.set(logger, kinds);
+  }
+  const last = kinds.get(error.message);
   if (last !== undefined && now - last < UNAVAILABLE_WARNING_INTERVAL_MS) return;
-  lastUnavailableWarning.set(logger, now);
+  if (kinds.size >= UNAVAILABLE_KINDS) kinds.clear();
+  kinds.set(error.message, now);
   const cause = error.cause instanceof Error ? error.cause.message : String(error.cause ?? error.message);
   logger.warn(
-    `answering 503 (${error.message}): ${cause.slice(0, 500)}; further 503s are not logged for a minute`,
+    `answering 503 (${error.message}): ${cause.slice(0, 500)}; further 503s of this kind are not logged for a minute`,
   );
 }
 

@@ -55,6 +55,16 @@ function optionsOf(ctx: AnyContext): SessionOptions | undefined {
   return method === 'GET' || method === 'HEAD' ? undefined : PRIMARY_READS;
 }
 
+/**
+ * A unit of work whose reads see every committed write, for a check that must not decide on a
+ * replica's lagging copy (the user a token authenticates: a revoked token must be refused at
+ * once, a user just registered found): the request's own when it reads the primary already, a
+ * fresh one for a `GET` or `HEAD`, whose reads may go to a replica.
+ */
+export function primarySessionOf<Session = unknown>(ctx: AnyContext, adapter: OrmAdapter<Session>): Session {
+  return optionsOf(ctx) === PRIMARY_READS ? sessionOf(ctx, adapter) : adapter.openSession(PRIMARY_READS);
+}
+
 /** The request's unit of work, opened on first use (one per request): the adapter's session type (MikroORM: an `EntityManager`). */
 export function sessionOf<Session = unknown>(ctx: AnyContext, adapter: OrmAdapter<Session>): Session {
   const carrier = ctx as unknown as Carrier;

@@ -234,6 +234,12 @@ describe('MikroOrmAdapter with a streaming read replica', requirePrivatePostgres
           refresh_store: new AdapterRefreshStore({ model: RefreshToken }),
         });
         auth.register_routes(authApp);
+        // A secured GET route: its data comes from the replica, its caller from the primary.
+        new CrudRouter({
+          model: User,
+          secure: true,
+          auth_dependency: auth.get_auth_dependency(),
+        }).register_routes(authApp);
         const authServer = await serve(authApp.callback());
         try {
           const credentials = { username: `victim-${mode}`, password: 'victim password 1' };
@@ -251,12 +257,17 @@ describe('MikroOrmAdapter with a streaming read replica', requirePrivatePostgres
               access_token: string;
               refresh_token: string;
             };
-            const out = await send(authServer.url, {
-              method: 'POST',
-              path: '/logout-all',
-              headers: { authorization: `Bearer ${access}` },
-            });
+            const bearer = { authorization: `Bearer ${access}` };
+            // A user the replica does not have yet is authenticated on a GET: not a 401 "no longer exists".
+            const listed = await send(authServer.url, { method: 'GET', path: '/users', headers: bearer });
+            assert.equal(listed.status, 200, describeResponse(listed));
+            const out = await send(authServer.url, { method: 'POST', path: '/logout-all', headers: bearer });
             assert.ok(out.status < 300, describeResponse(out));
+            // The revoked access token reads nothing, though the replica still holds the old user row.
+            for (const method of ['GET', 'HEAD']) {
+              const after = await send(authServer.url, { method, path: '/users', headers: bearer });
+              assert.equal(after.status, 401, `${method}: ${describeResponse(after)}`);
+            }
             const stolen = await send(authServer.url, {
               method: 'POST',
               path: '/refresh',

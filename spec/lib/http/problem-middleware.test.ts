@@ -1,7 +1,7 @@
 /**
  * The error boundary's log: a 503's cause (a database down, a pooler refusing transactions) is
- * logged once a minute as a warning, so that an operator learns why clients are told to retry;
- * other 5xx are logged each time; the client never sees the cause.
+ * logged once a minute for each kind of 503 as a warning, so that an operator learns why clients
+ * are told to retry; other 5xx are logged each time; the client never sees the cause.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -43,6 +43,26 @@ describe('problemMiddleware: what it logs', () => {
     assert.equal(logger.warnings.length, 1, JSON.stringify(logger.warnings));
     assert.match(logger.warnings[0] ?? '', /statement pooling mode/);
     assert.equal(logger.errors.length, 0);
+  });
+
+  it('logs each kind of 503 once a minute: one cause does not hide another', async () => {
+    const logger = recordingLogger();
+    const koa = new Koa();
+    koa.use(problemMiddleware(logger));
+    koa.use((ctx) => {
+      if (ctx.path === '/hash') throw ApiError.unavailable(new Error('queue full'), 1, 'Password checking');
+      throw ApiError.unavailable(new Error('transaction blocks not allowed in statement pooling mode'));
+    });
+    const server = await serve(koa.callback());
+    try {
+      for (const path of ['/hash', '/hash', '/db', '/hash', '/db'])
+        assert.equal((await server.request(path)).status, 503);
+    } finally {
+      await server.close();
+    }
+    assert.equal(logger.warnings.length, 2, JSON.stringify(logger.warnings));
+    assert.match(logger.warnings[0] ?? '', /queue full/);
+    assert.match(logger.warnings[1] ?? '', /statement pooling mode/);
   });
 
   it('logs every other 5xx as an error', async () => {
