@@ -289,8 +289,8 @@ export class ApiError extends Error {
 
 /** A mistake in how the framework was set up (thrown at registration, never per request). */
 export class ConfigurationError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = 'ConfigurationError';
   }
 }

@@ -219,8 +219,9 @@ export class PlainPath {
    * Loads the entity from the primary (`em.findOne`: the one the session holds, if it holds it),
    * assigns and flushes; its key, or undefined when there is none. A collection the values replace
    * is loaded with the entity: MikroORM's `set()` on a collection it never loaded ignores an empty
-   * array, and with it loaded the flush writes only the links that changed, in the one transaction
-   * of the flush.
+   * array, and with it loaded the flush writes only the links that changed. On PostgreSQL and
+   * MySQL/MariaDB the row is locked before the links are read, in one transaction with the flush
+   * (`#change`), so that concurrent replacements take turns.
    */
   async change(session: EntityManager, plan: ModelPlan, key: Row, values: Row): Promise<unknown> {
     if (!locksRow(plan, values)) {
@@ -254,20 +255,17 @@ export class PlainPath {
     // leave links of both. With the row locked first, in the write's transaction and before any
     // other read there (MariaDB's snapshot is taken at the first one), they take turns, and each
     // loads the links the one before left.
-    const locking = locksRow(plan, values);
-    const held = populate.length === 0 || locking ? heldEntity(session, plan, key) : undefined;
-    const entity =
-      held ??
-      (locking
-        ? await this.#load(session, plan, key, 'write', [], LockMode.PESSIMISTIC_WRITE)
-        : await this.#load(session, plan, key, 'write', populate));
+    // Only in a transaction (`change` and `update` begin one; none with MikroORM's
+    // `disableTransactions`, where the write goes on unlocked as before). `em.findOne` with a lock
+    // queries even for an entity the session holds: a row deleted meanwhile is a 404.
+    const locking = locksRow(plan, values) && session.isInTransaction();
+    const entity = locking
+      ? await this.#load(session, plan, key, 'write', [], LockMode.PESSIMISTIC_WRITE)
+      : await this.#load(session, plan, key, 'write', populate);
     if (entity === undefined) return undefined;
     if (Object.keys(values).length > 0) {
       try {
-        if (locking) {
-          if (held !== undefined) await session.lock(entity, LockMode.PESSIMISTIC_WRITE);
-          await session.populate(entity as AnyEntity, populate as AnyEntity, { refresh: true });
-        }
+        if (locking) await session.populate(entity as AnyEntity, populate as AnyEntity, { refresh: true });
         holdNeverLoaded(plan, entity, values, this.#orm.em.getPlatform());
         assignValues(session, plan, entity, values);
         await session.flush();
@@ -298,7 +296,7 @@ export class PlainPath {
 
   /** Removes through the unit of work; false when no row has the key. */
   async delete(session: EntityManager, plan: ModelPlan, key: Row): Promise<boolean> {
-    const entity = heldEntity(session, plan, key) ?? (await this.#load(session, plan, key, 'write'));
+    const entity = await this.#load(session, plan, key, 'write');
     if (entity === undefined) return false;
     try {
       await session.remove(entity).flush();
@@ -578,7 +576,10 @@ const everyField = (): boolean => true;
 
 /** What `record` and `#exact` add to MikroORM's `toObject()`, per model: read once from its plan. */
 interface RecordShape {
-  /** The MikroORM names of the to-many collections and visible to-one relations, which `toObject` is told to leave out (`record` sets the latter). */
+  /**
+   * The MikroORM names of the to-many collections and visible to-one relations (but `mapToPk`
+   * ones), which `toObject` is told to leave out: `record` sets the latter as keys.
+   */
   readonly skipped: readonly string[];
   /** Hidden fields, which `toObject()` leaves out and the core needs. */
   readonly hidden: readonly FieldPlan[];
@@ -603,8 +604,10 @@ function recordShape(plan: ModelPlan): RecordShape {
     const collections = plan.meta.relations.filter(
       (prop) => prop.kind === ReferenceKind.ONE_TO_MANY || prop.kind === ReferenceKind.MANY_TO_MANY,
     );
+    // A `mapToPk` relation holds the key itself, which `toObject()` serializes as MikroORM does
+    // (a custom type's `toJSON`, a bigint as text): its value stays as `toObject()` gives it.
     const references = plan.fields.filter(
-      (field) => !field.field.hidden && field.field.relation !== undefined,
+      (field) => !field.field.hidden && field.field.relation !== undefined && field.prop.mapToPk !== true,
     );
     shape = {
       skipped: [...collections.map((prop) => prop.name), ...references.map((field) => field.prop.name)],
@@ -629,28 +632,14 @@ function recordShape(plan: ModelPlan): RecordShape {
 }
 
 /**
- * Whether an update replaces a collection on a database where concurrent requests could
- * interleave (not SQLite, whose writers take turns): its row is locked first (`#change`).
+ * Whether an update replaces a collection on PostgreSQL or MySQL/MariaDB, where concurrent requests
+ * could interleave (SQLite's writers take turns): its row is locked first (`#change`).
  */
 function locksRow(plan: ModelPlan, values: Row): boolean {
-  if (plan.dialect === 'sqlite') return false;
+  if (plan.dialect !== 'postgresql' && plan.dialect !== 'mysql') return false;
   for (const collection of plan.collections.values())
     if (values[collection.prop.name] !== undefined) return true;
   return false;
-}
-
-/**
- * The loaded entity the session's identity map holds for the key: what `em.findOne` answers for it
- * without a query (the policy's read of the record loaded it in this session). `findOne` would also
- * prepare its options and populate the eager relations the earlier load populated already: about
- * a twentieth of a PostgreSQL update's CPU, for nothing. Undefined when it holds no such entity, or
- * only a reference: `findOne` then loads it.
- */
-function heldEntity(session: EntityManager, plan: ModelPlan, key: Row): object | undefined {
-  const entity = session.getUnitOfWork().tryGetById(plan.entity as AnyEntity, key as AnyEntity) as
-    | object
-    | null;
-  return entity !== null && entity !== undefined && wrap(entity, true).isInitialized() ? entity : undefined;
 }
 
 /** Whether `em.findOne` may take the value as the model's one primary key, as it is. */

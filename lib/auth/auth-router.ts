@@ -69,7 +69,7 @@ type AnyKoa = Koa<AppState> | Koa;
  * @example
  * const auth = new AuthRouter({ user_model: User });   // secret from JWT_SECRET
  * auth.register_routes(app);                           // POST /register, /login, /refresh, /logout, …
- * auth.register_admin_routes(app);                     // POST /admin/{id}/make-admin, /admin/{id}/password, /admin/{id}/revoke-sessions
+ * auth.register_admin_routes(app);                     // POST /admin/{id}/make-admin, /password, /revoke-sessions
  * new CrudRouter({ model: Post, secure: true, auth_dependency: auth.get_auth_dependency(),
  *   policy: { PUT: auth.owner_or_admin(Post), DELETE: auth.admin_only() } }).register_routes(app);
  */
@@ -235,7 +235,7 @@ export class AuthRouter implements AuthRuntime {
     (app as Koa).use(this.middleware() as Middleware);
   }
 
-  /** Adds `POST /admin/{id}/make-admin`, `/admin/{id}/password` and `/admin/{id}/revoke-sessions` (administrators only). */
+  /** Adds `POST /admin/{id}/make-admin`, `…/password` and `…/revoke-sessions` (administrators only). */
   register_admin_routes(app: Application | AnyKoa): void {
     if (app instanceof Application) {
       const binding = this.attach(app);
@@ -280,7 +280,7 @@ export class AuthRouter implements AuthRuntime {
     return this.#router;
   }
 
-  /** `POST /admin/{id}/make-admin`, `/admin/{id}/password` and `/admin/{id}/revoke-sessions` as ordinary Koa middleware. */
+  /** `POST /admin/{id}/make-admin`, `…/password` and `…/revoke-sessions` as ordinary Koa middleware. */
   adminMiddleware(options: { bodyLimit?: number } = {}): Middleware<AppState> {
     return chain(adminRoutes(this), adminCredentialRoutes(this, options.bodyLimit ?? DEFAULT_BODY_LIMIT));
   }

@@ -96,6 +96,7 @@ function takenValue(error: ApiError, username: string): ConfigurationError {
   const which = fields.length > 0 ? fields.join(', ') : 'a unique field';
   return new ConfigurationError(
     `ensure_admin: no user "${username}" exists, and it cannot be created: another user already has the ${which} given for it. Give ensure_admin another value, or change that user's.`,
+    { cause: error },
   );
 }
 

@@ -61,23 +61,38 @@ export const DEFAULT_SERVERS: readonly { url: string; description?: string }[] =
 ];
 
 /**
- * An OAuth2 flow's URLs that are paths of this document (`tokenUrl: '/login'`, the auth plugin's
- * route) joined to the one server's URL, as the operations' paths are: Swagger UI and RFC 3986
- * resolve a path starting with `/` against the host alone, so under `servers: [{ url: '/api' }]`
- * **Authorize** would post to `/login` and not `/api/login`.
+ * An OAuth2 flow's URLs that name one of this document's own paths (`tokenUrl: '/login'`, the auth
+ * plugin's route) put under the servers' path, as the operations' paths are: Swagger UI and RFC 3986
+ * resolve a URL starting with `/` against the host alone, so under `servers: [{ url: '/api' }]`
+ * **Authorize** would post to `/login`, not `/api/login`. Left as they are when the servers differ
+ * in path or hold variables (`{version}`), and for URLs elsewhere (an identity provider's).
  */
-function underServer(schemes: Record<string, SecuritySchemeObject>, server: string): void {
-  const base = server.replace(/\/+$/, '');
-  if (base === '') return;
+function underServers(
+  schemes: Record<string, SecuritySchemeObject>,
+  servers: readonly { readonly url: string }[],
+  paths: Readonly<Record<string, unknown>>,
+): void {
+  const bases = new Set(servers.map((server) => serverPath(server.url)));
+  const [base] = bases;
+  if (bases.size !== 1 || base === undefined || base === '') return;
   for (const scheme of Object.values(schemes)) {
     const flows = scheme.flows as Record<string, Record<string, unknown>> | undefined;
     for (const flow of Object.values(flows ?? {})) {
       for (const key of ['authorizationUrl', 'tokenUrl', 'refreshUrl']) {
         const url = flow[key];
-        if (typeof url === 'string' && url.startsWith('/') && !url.startsWith('//'))
-          flow[key] = `${base}${url}`;
+        if (typeof url === 'string' && Object.hasOwn(paths, url)) flow[key] = `${base}${url}`;
       }
     }
+  }
+}
+
+/** A server URL's path without its trailing `/` (`https://a.example/api/` → `/api`); undefined with variables. */
+function serverPath(url: string): string | undefined {
+  if (url.includes('{')) return undefined;
+  try {
+    return new URL(url, 'http://document.invalid').pathname.replace(/\/+$/, '');
+  } catch {
+    return undefined;
   }
 }
 
@@ -305,7 +320,7 @@ export function buildOpenApiDocument(sources: OpenApiSources): Record<string, un
     for (const name of requiredSchemes(item)) securitySchemes[name] ??= { ...BEARER_SECURITY_SCHEME };
   }
   const servers = sources.info.servers ?? DEFAULT_SERVERS;
-  if (servers.length === 1) underServer(securitySchemes, (servers[0] as { url: string }).url);
+  underServers(securitySchemes, servers, paths);
 
   return {
     openapi: OPENAPI_VERSION,

@@ -375,38 +375,6 @@ await describeFidelity(
       assert.deepEqual([mapped.status, mapped.code, mapped.errors], [409, 'write_conflict', undefined]);
     });
 
-    it('concurrent replacements of a many-to-many leave the links of one of them', async () => {
-      const authors: number[] = [];
-      for (let i = 0; i < 6; i++)
-        authors.push(await created(env(), '/authors', { name: unique(env(), 'c') }));
-      const pairs = [0, 1, 2, 3, 4, 5].map((i) => [authors[i], authors[(i + 1) % 6]] as number[]);
-      const remark = await created(env(), '/remarks', { note: 'n', author: authors[0], readers: pairs[0] });
-      const em = env().em();
-      for (let round = 0; round < 4; round++) {
-        const answers = await Promise.all(
-          pairs.map((readers, i) =>
-            env().send('PATCH', `/remarks/${remark}`, { note: `round ${round} by ${i}`, readers }),
-          ),
-        );
-        // Every answer is a success or a conflict that wrote nothing: never a mix of two requests.
-        for (const answer of answers)
-          assert.ok([200, 409].includes(answer.status), `${answer.status} ${JSON.stringify(answer.body)}`);
-        em.clear();
-        const stored = await em.findOneOrFail(Remark, remark, { populate: ['readers'] });
-        const readers = stored.readers
-          .getItems()
-          .map((reader) => reader.id)
-          .sort((x, y) => x - y);
-        const writer = pairs.findIndex((pair) => [...pair].sort((x, y) => x - y).join() === readers.join());
-        assert.ok(writer >= 0, `round ${round}: links ${JSON.stringify(readers)} are no request's`);
-        assert.equal(
-          stored.note,
-          `round ${round} by ${writer}`,
-          `round ${round}: the note of the same request`,
-        );
-      }
-    });
-
     it('a deadlock is a 409 write_conflict, a lock wait the database ended a 503', async (t) => {
       if (!serverOnly(env())) return t.skip('one SQLite connection cannot wait on another');
       const orm = env().adapter.orm;

@@ -353,3 +353,45 @@ describe('OpenAPI document', () => {
     assert.deepEqual(at(doc, 'paths', '/people', 'get').tags, ['people']);
   });
 });
+
+describe('OAuth2 URLs under the servers’ path', () => {
+  /** The token URL of a document with these servers and a `/login` operation (or none). */
+  function tokenUrl(servers: { url: string }[] | undefined, login = true, url = '/login'): unknown {
+    const registry = new OpenApiRegistry({ title: 'Mounted', ...(servers === undefined ? {} : { servers }) });
+    registry.addSecurityScheme(SCHEME, {
+      type: 'oauth2',
+      flows: { password: { tokenUrl: url, scopes: {} } },
+    });
+    if (login)
+      registry.addOperation({
+        method: 'post',
+        path: '/login',
+        operation: { responses: { 200: { description: 'A token.' } } },
+      });
+    const doc = registry.document();
+    return (at(doc, 'components', 'securitySchemes', SCHEME).flows as { password: { tokenUrl: unknown } })
+      .password.tokenUrl;
+  }
+
+  it('joins a token URL naming one of the document’s paths to the one server path', () => {
+    assert.equal(tokenUrl(undefined), '/login');
+    assert.equal(tokenUrl([{ url: '/' }]), '/login');
+    assert.equal(tokenUrl([{ url: '/api' }]), '/api/login');
+    assert.equal(tokenUrl([{ url: '/api/v1/' }]), '/api/v1/login');
+    // Root-relative: resolved against the chosen server's origin, as the operations are.
+    assert.equal(tokenUrl([{ url: 'https://api.example.org/v2' }]), '/v2/login');
+    assert.equal(
+      tokenUrl([{ url: 'https://a.example/api' }, { url: 'https://b.example/api/' }]),
+      '/api/login',
+    );
+  });
+
+  it('leaves it when the servers differ in path or hold variables, or the URL is no path of the document', () => {
+    assert.equal(tokenUrl([{ url: '/api' }, { url: '/v2' }]), '/login');
+    assert.equal(tokenUrl([{ url: '{scheme}://host/api' }]), '/login');
+    assert.equal(tokenUrl([{ url: '/api/{version}' }]), '/login');
+    assert.equal(tokenUrl([{ url: '/api' }], false), '/login');
+    assert.equal(tokenUrl([{ url: '/api' }], true, '/oauth/token'), '/oauth/token');
+    assert.equal(tokenUrl([{ url: '/api' }], true, 'https://idp.example/token'), 'https://idp.example/token');
+  });
+});
