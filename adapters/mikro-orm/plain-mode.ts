@@ -22,6 +22,7 @@ import {
   Utils,
   wrap,
 } from '@mikro-orm/core';
+import type { SqlEntityManager } from '@mikro-orm/sql';
 import { ApiError } from '../../lib/errors.js';
 import type { ListQuery, ListResult, RawRecord } from '../../lib/types.js';
 import { checkArrayValues } from './array-items.js';
@@ -256,12 +257,19 @@ export class PlainPath {
     // other read there (MariaDB's snapshot is taken at the first one), they take turns, and each
     // loads the links the one before left.
     // Only in a transaction (`change` and `update` begin one; none with MikroORM's
-    // `disableTransactions`, where the write goes on unlocked as before). `em.findOne` with a lock
-    // queries even for an entity the session holds: a row deleted meanwhile is a 404.
+    // `disableTransactions`, where the write goes on unlocked as before). The lock queries even
+    // for an entity the session holds: a row deleted meanwhile is a 404.
     const locking = locksRow(plan, values) && session.isInTransaction();
-    const entity = locking
-      ? await this.#load(session, plan, key, 'write', [], LockMode.PESSIMISTIC_WRITE)
-      : await this.#load(session, plan, key, 'write', populate);
+    if (
+      locking &&
+      plan.dialect === 'postgresql' &&
+      !(await this.#lockForNoKeyUpdate(session, plan, key, values, mapFailures))
+    )
+      return undefined;
+    const entity =
+      locking && plan.dialect !== 'postgresql'
+        ? await this.#load(session, plan, key, 'write', [], LockMode.PESSIMISTIC_WRITE)
+        : await this.#load(session, plan, key, 'write', locking ? [] : populate);
     if (entity === undefined) return undefined;
     if (Object.keys(values).length > 0) {
       try {
@@ -277,6 +285,40 @@ export class PlainPath {
       }
     }
     return entity;
+  }
+
+  /**
+   * Locks the row on PostgreSQL with `FOR NO KEY UPDATE`, the lock its own update takes: unlike
+   * `FOR UPDATE` (MikroORM's pessimistic write lock) it does not block the foreign-key checks of
+   * other writes that link to this row, so two requests linking each other's rows do not deadlock.
+   * False when no row has the key. Failures mapped as the write's, unless `answered` maps them.
+   */
+  async #lockForNoKeyUpdate(
+    session: EntityManager,
+    plan: ModelPlan,
+    key: Row,
+    values: Row,
+    mapFailures: boolean,
+  ): Promise<boolean> {
+    try {
+      const { sql, params } = (session as unknown as SqlEntityManager)
+        .createQueryBuilder(plan.entity as AnyEntity)
+        .select(plan.primary.prop.name as AnyEntity)
+        .where(key as AnyEntity)
+        .toQuery();
+      const rows = (await session
+        .getConnection('write')
+        .execute(
+          `${sql} for no key update`,
+          params as unknown[],
+          'all',
+          session.getTransactionContext(),
+        )) as unknown[];
+      return rows.length > 0;
+    } catch (error) {
+      if (isMalformedKey(error)) return false;
+      throw mapFailures ? await this.#failures.write(error, plan, values, session) : error;
+    }
   }
 
   /**

@@ -12,6 +12,7 @@ import { type RouteGroup, type RouteSpec, routeGroup } from '../http/route-group
 import { sessionOf } from '../http/session.js';
 import type { OrmAdapter, RawRecord } from '../types.js';
 import { assertEmailVerified } from './account/account-service.js';
+import { authenticatedFor } from './authenticated-by.js';
 import { PASSWORD_MAX_BYTES, passwordProblem } from './password-policy.js';
 import type { AuthRuntime } from './runtime.js';
 import { assertEmailAddress, newUserRevocation, type UserBinding } from './user-binding.js';
@@ -173,13 +174,14 @@ function login(runtime: AuthRuntime, bodyLimit: number): Handler {
     }
     const refresh = await runtime.sessions?.start({ adapter }, String(id), issuedAtMs);
     ctx.status = 200;
-    ctx.body = { ...runtime.tokens.issue(String(id), { issuedAtMs }), ...refresh };
+    const userTable = binding.model.table;
+    ctx.body = { ...runtime.tokens.issue(String(id), { issuedAtMs, userTable }), ...refresh };
   };
 }
 
 function makeAdmin(runtime: AuthRuntime): Handler {
   return async (ctx, params) => {
-    if (ctx.state.user === undefined) await runtime.dependency(ctx, noop);
+    if (!authenticatedFor(ctx.state.user, runtime.userModel)) await runtime.dependency(ctx, noop);
     if (ctx.state.user?.isAdmin !== true)
       throw ApiError.forbidden('Only administrators may grant the admin flag.');
     const adapter = runtime.adapterFor(ctx);

@@ -12,6 +12,7 @@ import { noStore } from '../http/no-store.js';
 import { type RouteGroup, type RouteSpec, routeGroup } from '../http/route-group.js';
 import { sessionOf } from '../http/session.js';
 import type { AppContext, AppState } from '../types.js';
+import { authenticatedFor } from './authenticated-by.js';
 import { checkCurrentPassword, requirePasswordText, storeRevocation } from './credentials.js';
 import { passwordProblem } from './password-policy.js';
 import type { AuthRuntime } from './runtime.js';
@@ -47,9 +48,9 @@ function newPassword(body: Record<string, unknown>): string {
   return value as string;
 }
 
-/** Authenticates the request unless a router in front already did. */
+/** Authenticates the request unless this router's dependency already did (authenticated-by.ts). */
 async function authenticate(runtime: AuthRuntime, ctx: AppContext): Promise<void> {
-  if (ctx.state.user === undefined) await runtime.dependency(ctx, noop);
+  if (!authenticatedFor(ctx.state.user, runtime.userModel)) await runtime.dependency(ctx, noop);
 }
 
 function changePassword(runtime: CredentialRuntime, bodyLimit: number): Handler {
@@ -72,7 +73,8 @@ function changePassword(runtime: CredentialRuntime, bodyLimit: number): Handler 
     // The caller keeps a session: a new refresh family, issued after the revocation like the token.
     const refresh = await runtime.sessions?.start({ adapter }, String(id), revokedAt + 1);
     ctx.status = 200;
-    ctx.body = { ...runtime.tokens.issue(String(id), { issuedAtMs: revokedAt + 1 }), ...refresh };
+    const userTable = runtime.binding(adapter).model.table;
+    ctx.body = { ...runtime.tokens.issue(String(id), { issuedAtMs: revokedAt + 1, userTable }), ...refresh };
   };
 }
 

@@ -15,6 +15,7 @@ import { ApiError } from '../errors.js';
 import { primarySessionOf } from '../http/session.js';
 import type { WriteHooks } from '../model/write-hooks.js';
 import type { AppContext, AuthDependency, ModelClass, OrmAdapter } from '../types.js';
+import { markAuthenticated } from './authenticated-by.js';
 import {
   type AccessTokenClaims,
   issuedAtMs,
@@ -123,6 +124,10 @@ export function createAuthDependency(
     const claims = remembered(ctx) ?? (await verify(ctx));
     const adapter = sources.adapterFor(ctx);
     const binding = sources.binding(adapter);
+    // A token of another user model's router (same key, issuer and audience) names a key of
+    // another table: the same id here would be someone else.
+    if (claims.user_table !== undefined && claims.user_table !== binding.model.table)
+      throw ApiError.unauthorized('The token was issued for the users of another table.', 'invalid_token');
     const id = binding.coerceId(claims.sub);
     if (id === undefined) throw ApiError.unauthorized('The token is invalid.', 'invalid_token');
     // From the primary whatever the method: a replica's lagging copy of the user would accept a
@@ -137,7 +142,7 @@ export function createAuthDependency(
         'invalid_token',
       );
     }
-    ctx.state.user = binding.requestUser(row);
+    ctx.state.user = markAuthenticated(binding.requestUser(row), sources.userModel);
     await next();
   };
   return Object.assign(dependency, {

@@ -1,5 +1,5 @@
 /**
- * Access tokens: signs `{ sub, iat, iat_ms, exp, iss, aud }` with the configured key and algorithm,
+ * Access tokens: signs `{ sub, user_table, iat, iat_ms, exp, iss, aud }` with the configured key and algorithm,
  * and holds the verification settings the auth dependency hands to koa-jwt, plus the checks
  * jsonwebtoken leaves out: no `crit` header, no `iat` in the future, `exp` and `sub` present.
  */
@@ -35,6 +35,12 @@ export interface AccessTokenClaims {
   readonly iat?: number;
   /** Issue time in milliseconds: compared with the user's `tokens_valid_after` (revocation). */
   readonly iat_ms?: number;
+  /**
+   * The table of the users `sub` is a key of: a router on other users refuses the token (two
+   * user models in one process share a key, issuer and audience by default). Absent in tokens
+   * another issuer signed, which are taken as before.
+   */
+  readonly user_table?: string;
   /** Issuer the token was signed for. */
   readonly iss?: string;
   /** Audience the token was signed for. */
@@ -69,6 +75,8 @@ export class TokenRuleError extends JwtError {
 export interface IssueOptions {
   /** The issue time in milliseconds since the epoch; default now. */
   readonly issuedAtMs?: number;
+  /** The table of the user model `subject` is a key of (the `user_table` claim). */
+  readonly userTable?: string;
 }
 
 /** Signs access tokens and describes how they are verified. */
@@ -100,7 +108,11 @@ export class TokenService {
     const issuedAtMs = options.issuedAtMs ?? Date.now();
     // `iat_ms` orders the token against a password change within the same second; `iat` stays
     // the standard whole seconds, and `exp` counts from it.
-    const payload = { iat: Math.floor(issuedAtMs / 1000), iat_ms: issuedAtMs };
+    const payload = {
+      iat: Math.floor(issuedAtMs / 1000),
+      iat_ms: issuedAtMs,
+      ...(options.userTable === undefined ? {} : { user_table: options.userTable }),
+    };
     const token = jwt.sign(payload, key, {
       algorithm: this.keys.algorithm,
       subject,
@@ -173,12 +185,15 @@ export function requireNoCriticalHeader(token: string): void {
 export function requireClaims(claims: unknown, nowMs = Date.now()): AccessTokenClaims {
   if (typeof claims !== 'object' || claims === null)
     throw new jwt.JsonWebTokenError('jwt payload is not an object');
-  const { exp, sub, iat, iat_ms } = claims as {
+  const { exp, sub, iat, iat_ms, user_table } = claims as {
     exp?: unknown;
     sub?: unknown;
     iat?: unknown;
     iat_ms?: unknown;
+    user_table?: unknown;
   };
+  if (user_table !== undefined && typeof user_table !== 'string')
+    throw new TokenRuleError('The token has an invalid user_table claim.');
   if (typeof exp !== 'number') throw new jwt.JsonWebTokenError('jwt has no exp claim');
   if (typeof sub !== 'string' || sub.length === 0) throw new jwt.JsonWebTokenError('jwt has no sub claim');
   const latestMs = nowMs + IAT_LEEWAY_SECONDS * 1000;

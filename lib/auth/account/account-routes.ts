@@ -13,6 +13,7 @@ import { type RouteGroup, type RouteSpec, routeGroup } from '../../http/route-gr
 import { PRIMARY_READS, sessionOf } from '../../http/session.js';
 import type { AppContext, OrmAdapter, RawRecord, RecordId } from '../../types.js';
 import { isTruthyFlag } from '../admin-flag.js';
+import { authenticatedFor } from '../authenticated-by.js';
 import { storeRevocation } from '../credentials.js';
 import { passwordProblem } from '../password-policy.js';
 import { withoutPadding } from '../username.js';
@@ -199,7 +200,8 @@ function resetPassword(service: AccountService, bodyLimit: number): Handler {
 
 /** Authenticates the request unless a router in front already did (401 without a valid token). */
 async function authenticate(service: AccountService, ctx: AppContext): Promise<void> {
-  if (ctx.state.user === undefined) await service.runtime.dependency(ctx, noop);
+  if (!authenticatedFor(ctx.state.user, service.runtime.userModel))
+    await service.runtime.dependency(ctx, noop);
 }
 
 function requestVerification(service: AccountService, bodyLimit: number): Handler {
@@ -209,7 +211,7 @@ function requestVerification(service: AccountService, bodyLimit: number): Handle
     const adapter = runtime.adapterFor(ctx);
     service.binding(adapter);
     // Without a token (a user whose login is refused until they verify): by address, like a reset.
-    if (ctx.get('Authorization') === '' && ctx.state.user === undefined) {
+    if (ctx.get('Authorization') === '' && !authenticatedFor(ctx.state.user, runtime.userModel)) {
       const email = emailOf(objectBody(await read(ctx), 'email, or send a bearer token'));
       await service.count('forgot_address', ctx.ip);
       await service.count('verify_request', email.toLowerCase());

@@ -10,6 +10,7 @@ import { noStore } from '../../http/no-store.js';
 import { type RouteGroup, type RouteSpec, routeGroup } from '../../http/route-group.js';
 import { sessionOf } from '../../http/session.js';
 import type { AppContext } from '../../types.js';
+import { authenticatedFor } from '../authenticated-by.js';
 import { storeRevocation } from '../credentials.js';
 import type { AuthRuntime } from '../runtime.js';
 import type { RefreshSessions } from './refresh-tokens.js';
@@ -65,12 +66,14 @@ function refresh(runtime: SessionRuntime, bodyLimit: number): Handler {
   return async (ctx) => {
     if (!runtime.tokens.canIssue) throw ApiError.notFound();
     const token = refreshTokenOf(await read(ctx));
-    const scope = { adapter: runtime.adapterFor(ctx) };
+    const adapter = runtime.adapterFor(ctx);
+    const scope = { adapter };
     const { record, issuedAt, issued } = await runtime.sessions.rotate(scope, token, (found) =>
       checkUser(runtime, ctx, found),
     );
     ctx.status = 200;
-    ctx.body = { ...runtime.tokens.issue(record.user, { issuedAtMs: issuedAt }), ...issued };
+    const userTable = runtime.binding(adapter).model.table;
+    ctx.body = { ...runtime.tokens.issue(record.user, { issuedAtMs: issuedAt, userTable }), ...issued };
   };
 }
 
@@ -87,7 +90,7 @@ function logout(runtime: SessionRuntime, bodyLimit: number): Handler {
 
 function logoutAll(runtime: SessionRuntime): Handler {
   return async (ctx) => {
-    if (ctx.state.user === undefined) await runtime.dependency(ctx, noop);
+    if (!authenticatedFor(ctx.state.user, runtime.userModel)) await runtime.dependency(ctx, noop);
     const id = ctx.state.user?.id;
     if (id === undefined) throw ApiError.unauthorized();
     const adapter = runtime.adapterFor(ctx);
