@@ -6,15 +6,16 @@
  * on the way in and on login.
  */
 import { ApiError, type FieldError } from '../errors.js';
+import { authenticatedFor } from '../http/authenticated-by.js';
 import { bodyReader } from '../http/body.js';
 import { noStore } from '../http/no-store.js';
 import { type RouteGroup, type RouteSpec, routeGroup } from '../http/route-group.js';
 import { sessionOf } from '../http/session.js';
 import type { OrmAdapter, RawRecord } from '../types.js';
 import { assertEmailVerified } from './account/account-service.js';
-import { authenticatedFor } from './authenticated-by.js';
 import { PASSWORD_MAX_BYTES, passwordProblem } from './password-policy.js';
 import type { AuthRuntime } from './runtime.js';
+import { sessionUser } from './sessions/refresh-tokens.js';
 import { assertEmailAddress, newUserRevocation, type UserBinding } from './user-binding.js';
 import { type UsernameRules, usernameRulesOf, withoutPadding } from './username.js';
 
@@ -172,7 +173,11 @@ function login(runtime: AuthRuntime, bodyLimit: number): Handler {
         );
       }
     }
-    const refresh = await runtime.sessions?.start({ adapter }, String(id), issuedAtMs);
+    const refresh = await runtime.sessions?.start(
+      { adapter },
+      sessionUser(binding.model.table, String(id)),
+      issuedAtMs,
+    );
     ctx.status = 200;
     const userTable = binding.model.table;
     ctx.body = { ...runtime.tokens.issue(String(id), { issuedAtMs, userTable }), ...refresh };

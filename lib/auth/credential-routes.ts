@@ -7,15 +7,16 @@
  */
 import type { Middleware, Next } from 'koa';
 import { ApiError } from '../errors.js';
+import { authenticatedFor } from '../http/authenticated-by.js';
 import { bodyReader } from '../http/body.js';
 import { noStore } from '../http/no-store.js';
 import { type RouteGroup, type RouteSpec, routeGroup } from '../http/route-group.js';
 import { sessionOf } from '../http/session.js';
 import type { AppContext, AppState } from '../types.js';
-import { authenticatedFor } from './authenticated-by.js';
 import { checkCurrentPassword, requirePasswordText, storeRevocation } from './credentials.js';
 import { passwordProblem } from './password-policy.js';
 import type { AuthRuntime } from './runtime.js';
+import { sessionUser } from './sessions/refresh-tokens.js';
 
 type Handler = RouteSpec['handler'];
 
@@ -71,7 +72,8 @@ function changePassword(runtime: CredentialRuntime, bodyLimit: number): Handler 
     const hashed = await runtime.hashPassword(next, 'new_password');
     const { revokedAt } = await storeRevocation(runtime, adapter, session, id, hashed);
     // The caller keeps a session: a new refresh family, issued after the revocation like the token.
-    const refresh = await runtime.sessions?.start({ adapter }, String(id), revokedAt + 1);
+    const table = runtime.binding(adapter).model.table;
+    const refresh = await runtime.sessions?.start({ adapter }, sessionUser(table, String(id)), revokedAt + 1);
     ctx.status = 200;
     const userTable = runtime.binding(adapter).model.table;
     ctx.body = { ...runtime.tokens.issue(String(id), { issuedAtMs: revokedAt + 1, userTable }), ...refresh };

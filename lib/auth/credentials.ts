@@ -8,6 +8,7 @@ import { ApiError } from '../errors.js';
 import type { AppContext, OrmAdapter, RawRecord, RecordId } from '../types.js';
 import { PASSWORD_MAX_BYTES } from './password-policy.js';
 import type { AuthRuntime } from './runtime.js';
+import { sessionUser } from './sessions/refresh-tokens.js';
 import { revocationText } from './user-binding.js';
 import { usernameRulesOf } from './username.js';
 
@@ -104,6 +105,7 @@ export async function storeRevocation(
         tokens_valid_after: revocationText(revokedAt),
       })) ?? row;
   }
-  await runtime.sessions?.revokeUser({ adapter }, String(id));
+  const table = runtime.binding(adapter).model.table;
+  await runtime.sessions?.revokeUser({ adapter }, sessionUser(table, String(id)));
   return { row, revokedAt };
 }

@@ -12,10 +12,10 @@
 import type { Next } from 'koa';
 import koaJwt from 'koa-jwt';
 import { ApiError } from '../errors.js';
+import { markAuthenticated } from '../http/authenticated-by.js';
 import { primarySessionOf } from '../http/session.js';
 import type { WriteHooks } from '../model/write-hooks.js';
 import type { AppContext, AuthDependency, ModelClass, OrmAdapter } from '../types.js';
-import { markAuthenticated } from './authenticated-by.js';
 import {
   type AccessTokenClaims,
   issuedAtMs,

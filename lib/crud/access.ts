@@ -6,7 +6,17 @@
  */
 import type { Middleware } from 'koa';
 import { ApiError } from '../errors.js';
-import type { AppContext, AppState, CrudMethod, Policy, PolicyInput, RawRecord, RecordId } from '../types.js';
+import { authenticatedFor } from '../http/authenticated-by.js';
+import type {
+  AppContext,
+  AppState,
+  CrudMethod,
+  ModelClass,
+  Policy,
+  PolicyInput,
+  RawRecord,
+  RecordId,
+} from '../types.js';
 import type { CrudPlan } from './crud-plan.js';
 
 const noop = async (): Promise<void> => {};
@@ -24,10 +34,17 @@ async function run(dependency: Middleware<AppState>, ctx: AppContext): Promise<v
  * runs the plan's `ownerAuthentication` instead. Returns a promise only when a dependency runs.
  */
 export function authenticate(plan: CrudPlan, ctx: AppContext, method: CrudMethod): undefined | Promise<void> {
-  if (ctx.state.user !== undefined) return undefined;
   const { secure, authDependency, policies } = plan.options;
   const router = secure ? authDependency : undefined;
   const policy = policies[method]?.authenticate ?? (method === 'POST' ? plan.ownerAuthentication : undefined);
+  if (ctx.state.user !== undefined) {
+    // Set in front of the router: taken, unless the router's own dependency names a user model
+    // whose dependency did not set it (another realm's user: authenticated-by.ts).
+    const own = router ?? policy;
+    const model = (own as { readonly userModel?: ModelClass } | undefined)?.userModel;
+    if (own === undefined || model === undefined || authenticatedFor(ctx.state.user, model)) return undefined;
+    return run(own, ctx);
+  }
   if (router === undefined) return policy === undefined ? undefined : run(policy, ctx);
   if (policy === undefined || policy === router) return run(router, ctx);
   return run(router, ctx).then(() => (ctx.state.user === undefined ? run(policy, ctx) : undefined));

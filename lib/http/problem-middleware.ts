@@ -31,6 +31,8 @@ const UNAVAILABLE_WARNING_INTERVAL_MS = 60_000;
 /** The kinds remembered per logger: the catalogue's few 503 details, with room to spare. */
 const UNAVAILABLE_KINDS = 64;
 const lastUnavailableWarning = new WeakMap<Logger, Map<string, number>>();
+/** The kind every 503 detail beyond `UNAVAILABLE_KINDS` counts as. */
+const OTHER_KINDS = '\u0000other';
 
 /**
  * Tells the operator why requests answer 503 (a server down, a pooler refusing transactions), once
@@ -45,10 +47,12 @@ function warnUnavailable(error: ApiError, logger: Logger): void {
     kinds = new Map();
     lastUnavailableWarning.set(logger, kinds);
   }
-  const last = kinds.get(error.message);
+  // An application's own 503s may word each one differently: past the catalogue's few kinds, the
+  // rest share one limit, as before kinds had their own.
+  const kind = kinds.has(error.message) || kinds.size < UNAVAILABLE_KINDS ? error.message : OTHER_KINDS;
+  const last = kinds.get(kind);
   if (last !== undefined && now - last < UNAVAILABLE_WARNING_INTERVAL_MS) return;
-  if (kinds.size >= UNAVAILABLE_KINDS) kinds.clear();
-  kinds.set(error.message, now);
+  kinds.set(kind, now);
   const cause = error.cause instanceof Error ? error.cause.message : String(error.cause ?? error.message);
   logger.warn(
     `answering 503 (${error.message}): ${cause.slice(0, 500)}; further 503s of this kind are not logged for a minute`,

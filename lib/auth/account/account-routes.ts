@@ -7,13 +7,13 @@
  * Every response, errors included, carries `Cache-Control: no-store`.
  */
 import { ApiError } from '../../errors.js';
+import { authenticatedFor } from '../../http/authenticated-by.js';
 import { bodyReader } from '../../http/body.js';
 import { noStore } from '../../http/no-store.js';
 import { type RouteGroup, type RouteSpec, routeGroup } from '../../http/route-group.js';
 import { PRIMARY_READS, sessionOf } from '../../http/session.js';
 import type { AppContext, OrmAdapter, RawRecord, RecordId } from '../../types.js';
 import { isTruthyFlag } from '../admin-flag.js';
-import { authenticatedFor } from '../authenticated-by.js';
 import { storeRevocation } from '../credentials.js';
 import { passwordProblem } from '../password-policy.js';
 import { withoutPadding } from '../username.js';

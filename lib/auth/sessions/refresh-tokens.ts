@@ -65,6 +65,21 @@ export function parseRefreshToken(token: string): { id: string; secret: string }
 }
 
 /** The refresh sessions of one `AuthRouter`. */
+/**
+ * The user a refresh record names: the user model's table and the key. Two routers on other user
+ * models may share a store (one Redis prefix, one refresh-token model): a record one of them wrote
+ * names no user of the other, whose `/refresh` and revocations then pass it by.
+ */
+export function sessionUser(table: string, key: string): string {
+  return `${table}:${key}`;
+}
+
+/** The key a record's user names in this table; undefined for another table's (or an older record's). */
+export function sessionUserKey(stored: string, table: string): string | undefined {
+  const prefix = `${table}:`;
+  return stored.startsWith(prefix) && stored.length > prefix.length ? stored.slice(prefix.length) : undefined;
+}
+
 export class RefreshSessions {
   /** Where the records live. */
   readonly store: RefreshTokenStore;

@@ -5,15 +5,15 @@
  * errors included, carries `Cache-Control: no-store`.
  */
 import { ApiError, type FieldError } from '../../errors.js';
+import { authenticatedFor } from '../../http/authenticated-by.js';
 import { bodyReader } from '../../http/body.js';
 import { noStore } from '../../http/no-store.js';
 import { type RouteGroup, type RouteSpec, routeGroup } from '../../http/route-group.js';
 import { sessionOf } from '../../http/session.js';
 import type { AppContext } from '../../types.js';
-import { authenticatedFor } from '../authenticated-by.js';
 import { storeRevocation } from '../credentials.js';
 import type { AuthRuntime } from '../runtime.js';
-import type { RefreshSessions } from './refresh-tokens.js';
+import { type RefreshSessions, sessionUserKey } from './refresh-tokens.js';
 import type { RefreshRecord } from './store.js';
 
 type Handler = RouteSpec['handler'];
@@ -48,7 +48,8 @@ export function refreshTokenOf(body: unknown): string {
 async function checkUser(runtime: SessionRuntime, ctx: AppContext, record: RefreshRecord): Promise<void> {
   const adapter = runtime.adapterFor(ctx);
   const binding = runtime.binding(adapter);
-  const id = binding.coerceId(record.user);
+  const key = sessionUserKey(record.user, binding.model.table);
+  const id = key === undefined ? undefined : binding.coerceId(key);
   const row =
     id === undefined ? undefined : await adapter.get(sessionOf(ctx, adapter), runtime.userModel, id);
   if (row === undefined)
@@ -73,7 +74,9 @@ function refresh(runtime: SessionRuntime, bodyLimit: number): Handler {
     );
     ctx.status = 200;
     const userTable = runtime.binding(adapter).model.table;
-    ctx.body = { ...runtime.tokens.issue(record.user, { issuedAtMs: issuedAt, userTable }), ...issued };
+    // `checkUser` found the user of this table the record names.
+    const subject = sessionUserKey(record.user, userTable) as string;
+    ctx.body = { ...runtime.tokens.issue(subject, { issuedAtMs: issuedAt, userTable }), ...issued };
   };
 }
 

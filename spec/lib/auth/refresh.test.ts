@@ -15,7 +15,7 @@ import { AuthRouter } from '../../../lib/auth/auth-router.js';
 import { AdapterRefreshStore } from '../../../lib/auth/sessions/adapter-store.js';
 import { MemoryRefreshStore } from '../../../lib/auth/sessions/memory-store.js';
 import { RedisRefreshStore } from '../../../lib/auth/sessions/redis-store.js';
-import { parseRefreshToken, successorId } from '../../../lib/auth/sessions/refresh-tokens.js';
+import { parseRefreshToken, sessionUser, successorId } from '../../../lib/auth/sessions/refresh-tokens.js';
 import type { RefreshTokenStore } from '../../../lib/auth/sessions/store.js';
 import { ConfigurationError } from '../../../lib/errors.js';
 import { FrameworkModel } from '../../../lib/model/framework-model.js';
@@ -62,6 +62,9 @@ async function redisAvailable(): Promise<{ skip?: string }> {
  * A token for a record written straight into the store (e.g. one that expired an hour ago), issued
  * now: a record issued before its user existed is refused whatever its expiry (reused-keys.test.ts).
  */
+/** The table of the test's user model. */
+const USERS = 'users';
+
 async function plantToken(fx: SessionFixture, user: number, expiresAt: number): Promise<string> {
   const id = randomBytes(16).toString('base64url');
   const secret = randomBytes(32).toString('base64url');
@@ -70,7 +73,7 @@ async function plantToken(fx: SessionFixture, user: number, expiresAt: number): 
     {
       id,
       family: id,
-      user: String(user),
+      user: sessionUser(USERS, String(user)),
       secretHash: createHash('sha256').update(secret).digest('base64url'),
       issuedAt: Date.now(),
       expiresAt,
@@ -260,7 +263,8 @@ for (const target of databaseTargets()) {
         assert.ok(parts);
         const row = await fx.adapter.get(fx.adapter.openSession(), RefreshToken, parts.id);
         assert.ok(row);
-        assert.equal(row.user_id, String(alice.id));
+        // The user's table and key: a store two routers on other user models share keeps them apart.
+        assert.equal(row.user_id, `${USERS}:${String(alice.id)}`);
         assert.equal(row.family, parts.id);
         assert.equal(row.secret_hash, createHash('sha256').update(parts.secret).digest('base64url'));
         assert.ok(!JSON.stringify(row).includes(parts.secret), 'the secret itself is nowhere');

@@ -13,7 +13,15 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import jwt from 'jsonwebtoken';
 import Koa from 'koa';
 import { MikroOrmAdapter } from '../../../adapters/mikro-orm/index.js';
-import { AuthMixin, AuthRouter, allowedMethods, FrameworkModel, problemDetails } from '../../../lib/index.js';
+import { MemoryRefreshStore } from '../../../lib/auth/index.js';
+import {
+  AuthMixin,
+  AuthRouter,
+  allowedMethods,
+  CrudRouter,
+  FrameworkModel,
+  problemDetails,
+} from '../../../lib/index.js';
 import { createTestDatabase, requireTarget, type TestDatabase } from '../../support/databases.js';
 import { serve, type TestServer } from '../../support/http.js';
 
@@ -50,8 +58,16 @@ describe('two user models, two AuthRouters, one key', await requireTarget('sqlit
     database = await createTestDatabase('sqlite-memory');
     adapter = await MikroOrmAdapter.connect({ url: database.url, entities: [Staff, Customer] });
     await adapter.orm.schema.create();
-    staff = new AuthRouter({ user_model: Staff, adapter, secret: SECRET, throttle: false });
-    customers = new AuthRouter({ user_model: Customer, adapter, secret: SECRET, throttle: false });
+    // One refresh store for both, as one Redis prefix or one refresh-token model would be.
+    const refresh_store = new MemoryRefreshStore();
+    staff = new AuthRouter({ user_model: Staff, adapter, secret: SECRET, throttle: false, refresh_store });
+    customers = new AuthRouter({
+      user_model: Customer,
+      adapter,
+      secret: SECRET,
+      throttle: false,
+      refresh_store,
+    });
     const koa = new Koa();
     koa.use(problemDetails());
     const staffApi = new Router({ prefix: '/staff' });
@@ -66,6 +82,15 @@ describe('two user models, two AuthRouters, one key', await requireTarget('sqlit
     const mixed = new Router({ prefix: '/mixed' });
     mixed.use(customers.get_auth_dependency());
     mixed.use(staff.adminRouter.routes());
+    mixed.use(
+      new CrudRouter({
+        model: Staff,
+        adapter,
+        secure: true,
+        auth_dependency: staff.get_auth_dependency(),
+        policy: { GET: staff.admin_only(), PATCH: staff.admin_only() },
+      }).router.routes(),
+    );
     for (const router of [staffApi, shopApi, mixed]) {
       koa.use(router.routes());
       koa.use(allowedMethods(router));
@@ -110,6 +135,14 @@ describe('two user models, two AuthRouters, one key', await requireTarget('sqlit
   it('the admin routes authenticate by their own router behind another realm’s dependency', async () => {
     const shopToken = await token('/shop', 'shop-admin', 'shop-password-1');
     const headers = { authorization: `Bearer ${shopToken}` };
+    // The generated routes too: the staff router's dependency decides, not the customers'.
+    assert.equal((await server.request('/mixed/staff', { headers })).status, 401);
+    const patched = await server.request('/mixed/staff/2', {
+      method: 'PATCH',
+      headers,
+      json: { username: 'x' },
+    });
+    assert.equal(patched.status, 401);
     for (const action of ['make-admin', 'revoke-sessions']) {
       const answer = await server.request(`/mixed/admin/2/${action}`, { method: 'POST', headers });
       assert.equal(answer.status, 401, `${action}: ${await answer.text()}`);
@@ -135,6 +168,41 @@ describe('two user models, two AuthRouters, one key', await requireTarget('sqlit
       headers: { authorization: `Bearer ${staffToken}` },
     });
     assert.equal(direct.status, 200, await direct.text());
+  });
+
+  it('a refresh token of one router is refused by the other, through one shared store', async () => {
+    const login = await server.request('/shop/login', {
+      method: 'POST',
+      json: { username: 'shop-admin', password: 'shop-password-1' },
+    });
+    const { refresh_token } = (await login.json()) as { refresh_token: string };
+    const crossed = await server.request('/staff/refresh', { method: 'POST', json: { refresh_token } });
+    assert.equal(crossed.status, 401, await crossed.text());
+    // Ending the staff user's sessions leaves the customer with the same key signed in.
+    const staffLogin = await server.request('/staff/login', {
+      method: 'POST',
+      json: { username: 'boss', password: 'boss-password-1' },
+    });
+    const { access_token } = (await staffLogin.json()) as { access_token: string };
+    const ended = await server.request('/staff/logout-all', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${access_token}` },
+    });
+    assert.ok(ended.status < 300, await ended.text());
+    const again = await server.request('/shop/login', {
+      method: 'POST',
+      json: { username: 'shop-admin', password: 'shop-password-1' },
+    });
+    const fresh = ((await again.json()) as { refresh_token: string }).refresh_token;
+    // The first shop login's family was revoked by the cross attempt; a fresh one refreshes.
+    const refreshed = await server.request('/shop/refresh', {
+      method: 'POST',
+      json: { refresh_token: fresh },
+    });
+    assert.equal(refreshed.status, 200, await refreshed.clone().text());
+    const token = ((await refreshed.json()) as { access_token: string }).access_token;
+    assert.equal((jwt.decode(token) as { sub?: string; user_table?: string }).sub, '1');
+    assert.equal((jwt.decode(token) as { user_table?: string }).user_table, 'customers');
   });
 
   it('takes a token without the claim, as another issuer with the key signs it', async () => {

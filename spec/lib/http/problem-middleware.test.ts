@@ -65,6 +65,24 @@ describe('problemMiddleware: what it logs', () => {
     assert.match(logger.warnings[1] ?? '', /statement pooling mode/);
   });
 
+  it('past the catalogue’s few kinds, 503s worded each their own way share one limit', async () => {
+    const logger = recordingLogger();
+    const koa = new Koa();
+    koa.use(problemMiddleware(logger));
+    let n = 0;
+    koa.use(() => {
+      n += 1;
+      throw new ApiError('service_unavailable', `The quota service is busy (request ${n}).`);
+    });
+    const server = await serve(koa.callback());
+    try {
+      for (let i = 0; i < 100; i++) assert.equal((await server.request('/')).status, 503);
+    } finally {
+      await server.close();
+    }
+    assert.equal(logger.warnings.length, 65, 'the first 64 kinds, then one line for the rest');
+  });
+
   it('logs every other 5xx as an error', async () => {
     const logger = recordingLogger();
     const koa = new Koa();

@@ -1,9 +1,9 @@
 /**
- * Which user model's dependency set `ctx.state.user`. The plugin's own routes that act for the
- * caller (make-admin, an admin's password reset and revocation, change-password, logout-all, the
- * account routes) authenticate by their router's dependency unless it already did: a user another
- * realm's middleware set (a second `AuthRouter`, an API-key dependency in front of the nested admin
- * routes) is a key of another table, and its admin flag is no admin flag here.
+ * Which user model's dependency set `ctx.state.user` (a dependency that names its `userModel`, as
+ * the auth plugin's do). A route whose own dependency names one authenticates by it unless it
+ * already did: a user another realm's middleware set in front (a second `AuthRouter`, an API-key
+ * dependency) is a key of another table, and its admin flag is no admin flag there. The generated
+ * routes (access.ts) and the plugin's own routes that act for the caller ask this.
  */
 import type { ModelClass, RequestUser } from '../types.js';
 
