@@ -247,7 +247,9 @@ function yearsOf(field: FieldDescription, dialect: Dialect): { years?: readonly 
   if (field.type !== 'date' && field.type !== 'datetime') return {};
   if (dialect === 'mysql') return { years: [1000, 9999] };
   if (dialect === 'postgresql') return { years: [1, 9999] };
-  return {};
+  // SQLite holds any Date, but one past 9999 (or before 0) is served as `+010000-…`, no RFC 3339
+  // date-time: its own answers, cursors, filters and a PUT of them would be refused.
+  return { years: [0, 9999] };
 }
 
 /** An embedded value's JSON form (JSON names) in the form MikroORM expects (property names). */

@@ -66,12 +66,13 @@ await describeFidelity(
       assertSameJson(kept.body, await env().mikroJson(Almanac, (kept.body as Json).id));
     });
 
-    it('refuses a datetime an offset carries past the year 9999 where the column cannot hold it', async () => {
+    it('refuses a datetime an offset carries past the year 9999, SQLite too (its JSON form would be no date-time)', async () => {
       const late = await env().send('POST', '/almanacs', { at: '9999-12-31T23:30:00-01:00' });
-      if (env().target === 'sqlite-memory') {
-        assert.equal(late.status, 201, JSON.stringify(late.body));
-        assertSameJson(late.body, await env().mikroJson(Almanac, (late.body as Json).id));
-      } else assertRefused(late, 'at', 'year 10000');
+      assertRefused(late, 'at', 'year 10000');
+      const created = await env().send('POST', '/almanacs', { at: '2020-01-01T00:00:00Z' });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const path = `/almanacs/${String((created.body as Json).id)}`;
+      assertRefused(await env().send('PATCH', path, { at: '9999-12-31T23:59:59-00:30' }), 'at', 'PATCH');
     });
 
     it('keeps any year in an object embeddable, one JSON value, as MikroORM does', async () => {
