@@ -55,14 +55,45 @@ function utf8Text(latin1: string): string {
   }
 }
 
-/** A JSON body's value: an object or array only (as `@koa/bodyparser`'s `jsonStrict`). */
+/**
+ * A JSON body's value. A scalar (`null`, `"text"`, `5`) is valid JSON of the wrong shape: handed on
+ * for the route's own check to refuse (422), as an array is; only text that is no JSON is a 400.
+ */
 function parseJsonText(text: string): unknown {
-  if (!STRICT_JSON_START.test(text)) throw ApiError.malformedJson();
+  if (!STRICT_JSON_START.test(text)) {
+    if (isJsonScalar(text)) return JSON.parse(text) as unknown;
+    throw ApiError.malformedJson();
+  }
   try {
     // As the parser did before: a `__proto__` key is refused (bourne's `protoAction: 'error'`).
     return parseJson(text, { protoAction: 'error' });
   } catch {
+    // Valid JSON refused for that key alone: say so (read again only on this error path).
+    if (isJson(text))
+      throw ApiError.malformedJson(
+        'The request body holds a "__proto__" key, which is refused: it could change the objects built from it.',
+      );
     throw ApiError.malformedJson();
+  }
+}
+
+/** Whether the text is JSON. */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the text is one JSON scalar (`null`, a number, a string, a boolean) and nothing else. */
+function isJsonScalar(text: string): boolean {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value === null || typeof value !== 'object';
+  } catch {
+    return false;
   }
 }
 

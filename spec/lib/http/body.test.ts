@@ -130,10 +130,30 @@ describe('bodyReader: the bytes of a JSON body', () => {
     assert.deepEqual(problem.errors, [{ path: 'a', message: 'must not be nested deeper than 128 levels' }]);
   });
 
-  it('answers 400 for JSON that is not an object or array, or not JSON', async () => {
-    for (const text of ['"text"', '42', '{"a":', 'nope']) {
+  it('answers 400 malformed_json for text that is not JSON, and hands a JSON scalar on for the route to refuse', async () => {
+    for (const text of ['{"a":', 'nope', '"unclosed', '[1,]']) {
       const answer = await post(Buffer.from(text));
       assert.equal(answer.status, 400, text);
+      assert.match(await answer.text(), /not valid JSON/, text);
+    }
+    // Valid JSON of the wrong shape: the route's own check answers (a 422 "must be a JSON object").
+    for (const [text, value] of [
+      ['null', null],
+      ['"text"', 'text'],
+      ['42', 42],
+      ['true', true],
+    ] as const) {
+      const answer = await post(Buffer.from(text));
+      assert.equal(answer.status, 200, text);
+      assert.deepEqual(await answer.json(), { received: value }, text);
+    }
+  });
+
+  it('names a refused __proto__ key, in valid JSON, as the reason of its 400', async () => {
+    for (const text of ['{"__proto__":{"x":1}}', '{"j":{"__proto__":{"admin":true}}}']) {
+      const answer = await post(Buffer.from(text));
+      assert.equal(answer.status, 400, text);
+      assert.match(((await answer.json()) as { detail: string }).detail, /"__proto__" key/, text);
     }
   });
 });
