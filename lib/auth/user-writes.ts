@@ -48,6 +48,27 @@ async function guardEmailChange(
   await checkCurrentPassword(runtime, ctx, runtime.usernameField, target, password);
 }
 
+/**
+ * Refuses a username change of an administrator's account without its `current_password`: a
+ * stolen admin token (or an accomplice it promoted) would otherwise rename the admin, who could no
+ * longer log in (security review, session 17). Other users' names stay an administrator's to fix.
+ */
+async function guardAdminRename(
+  runtime: CredentialRuntime,
+  ctx: AppContext,
+  target: Readonly<RawRecord>,
+  currentPassword: unknown,
+): Promise<void> {
+  const binding = runtime.binding(runtime.adapterFor(ctx));
+  if (binding.requestUser(target).isAdmin !== true) return;
+  const password = requirePasswordText(
+    currentPassword,
+    CURRENT_PASSWORD_FIELD,
+    `is required to change the ${runtime.usernameField} of an administrator`,
+  );
+  await checkCurrentPassword(runtime, ctx, runtime.usernameField, target, password);
+}
+
 /** The write hooks of the user model of one `AuthRouter`. */
 export function userWriteHooks(runtime: CredentialRuntime): WriteHooks {
   return {
@@ -79,6 +100,14 @@ export function userWriteHooks(runtime: CredentialRuntime): WriteHooks {
       if (mode === 'create' || current?.[emailField] !== rest[emailField])
         assertEmailAddress(rest, emailField);
       if (mode === 'create') return { ...rest, hashed_password: UNUSABLE_PASSWORD, ...newUserRevocation() };
+      const usernameField = runtime.usernameField;
+      if (
+        ctx !== undefined &&
+        current !== undefined &&
+        Object.hasOwn(rest, usernameField) &&
+        current[usernameField] !== rest[usernameField]
+      )
+        await guardAdminRename(runtime, ctx, current, currentPassword);
       if (ctx === undefined || !Object.hasOwn(rest, emailField)) return rest;
       // The CRUD handlers pass the stored row of every update; without one nothing can be checked.
       if (current === undefined) {
@@ -93,6 +122,15 @@ export function userWriteHooks(runtime: CredentialRuntime): WriteHooks {
       await guardEmailChange(runtime, ctx, current, currentPassword, emailField);
       // A new address is not verified yet.
       return Object.hasOwn(current, VERIFIED_FIELD) ? { ...rest, [VERIFIED_FIELD]: false } : rest;
+    },
+    // An administrator's account is not deleted through the API, by anyone: a stolen admin token
+    // (or an accomplice it promoted) would lock the administrators out, the last one included.
+    prepareDelete(ctx: AppContext, current: Readonly<RawRecord>): void {
+      const binding = runtime.binding(runtime.adapterFor(ctx));
+      if (binding.requestUser(current).isAdmin === true)
+        throw ApiError.forbidden(
+          "An administrator's account is not deleted through the API: clear its admin flag from code first, or delete it from code.",
+        );
     },
   };
 }

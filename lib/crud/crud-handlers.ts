@@ -272,10 +272,13 @@ export async function remove(
   // comes first whether or not a policy reads the stored record.
   refuseQuery(ctx.querystring, 'a delete');
   const id = idOf(plan, params.id);
-  // Without a policy nothing decides on the stored row: the delete itself tells whether it existed.
-  if (plan.options.policies.DELETE !== undefined) {
-    const deciding = enforce(plan, ctx, 'DELETE', await storedRecord(plan, ctx, id), undefined, id);
+  const refusing = plan.hooks()?.prepareDelete;
+  // Without a policy or a hook nothing decides on the stored row: the delete itself tells whether it existed.
+  if (plan.options.policies.DELETE !== undefined || refusing !== undefined) {
+    const stored = await storedRecord(plan, ctx, id);
+    const deciding = enforce(plan, ctx, 'DELETE', stored, undefined, id);
     if (deciding !== undefined) await deciding;
+    if (refusing !== undefined) await refusing.call(plan.hooks(), ctx, stored);
   }
   const deleted = await plan.adapter.delete(sessionOf(ctx, plan.adapter), plan.options.model, id);
   if (!deleted) throw noId(plan, String(id));

@@ -31,6 +31,8 @@ export interface WriteHooks {
     ctx: AppContext | undefined,
     current?: Readonly<RawRecord>,
   ): Promise<RawRecord>;
+  /** Refuses a `DELETE` of the stored row (throws an `ApiError`), after the route's policy allowed it. */
+  prepareDelete?(ctx: AppContext, current: Readonly<RawRecord>): void | Promise<void>;
 }
 
 /**

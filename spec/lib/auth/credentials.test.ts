@@ -347,6 +347,51 @@ for (const target of databaseTargets()) {
       });
     });
 
+    describe("an administrator's account through the user routes", () => {
+      it('is not deleted by anyone, itself included; other users are', async () => {
+        const second = await adminWithToken(fx);
+        for (const [who, token] of [
+          ['another administrator', second.token],
+          ['itself', admin.token],
+        ] as const) {
+          const refused = await call(fx.server, 'DELETE', `/users/${admin.id}`, { token });
+          assert.equal(refused.status, 403, `${who}: ${JSON.stringify(refused.body)}`);
+          assert.equal(refused.body.code, 'forbidden');
+        }
+        assert.ok((await storedUser(fx, admin.id)) !== undefined);
+        const kim = await userWithToken(fx.server);
+        assert.equal(
+          (await call(fx.server, 'DELETE', `/users/${kim.id}`, { token: admin.token })).status,
+          204,
+        );
+      });
+
+      it("is renamed only with its own current_password; another user's name an administrator fixes", async () => {
+        const second = await adminWithToken(fx);
+        const path = `/users/${admin.id}`;
+        const renamed = { username: `${admin.username}-taken` };
+        for (const token of [second.token, admin.token]) {
+          const without = await call(fx.server, 'PATCH', path, { token, json: renamed });
+          assert.equal(without.status, 422, JSON.stringify(without.body));
+          assert.deepEqual(without.body.errors, [
+            { path: 'current_password', message: 'is required to change the username of an administrator' },
+          ]);
+        }
+        const wrong = await call(fx.server, 'PATCH', path, {
+          token: second.token,
+          json: { ...renamed, current_password: 'admin-password-guess' },
+        });
+        assert.equal(wrong.status, 403);
+        assert.equal((await storedUser(fx, admin.id)).username, admin.username);
+        const lena = await userWithToken(fx.server);
+        const fixed = await call(fx.server, 'PATCH', `/users/${lena.id}`, {
+          token: admin.token,
+          json: { username: `${lena.username}-fixed` },
+        });
+        assert.equal(fixed.status, 200, JSON.stringify(fixed.body));
+      });
+    });
+
     it('documents the new routes and current_password in OpenAPI', async () => {
       const document = (await call(fx.server, 'GET', '/openapi.json')).body as {
         paths: Record<string, Record<string, { security?: unknown[] }>>;
