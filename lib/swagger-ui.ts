@@ -183,7 +183,14 @@ export function swaggerUi(options: SwaggerUiMiddlewareOptions): Middleware {
 
   return async (ctx, next) => {
     if (ctx.path !== base && !ctx.path.startsWith(`${base}/`)) return next();
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw ApiError.methodNotAllowed(['GET', 'HEAD']);
+    // OPTIONS answers 204 with Allow, as on every other path of the framework.
+    if (ctx.method === 'OPTIONS') {
+      ctx.set('Allow', 'GET, HEAD, OPTIONS');
+      ctx.status = 204;
+      return;
+    }
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD')
+      throw ApiError.methodNotAllowed(['GET', 'HEAD', 'OPTIONS']);
     const rest = ctx.path.slice(base.length);
     if (rest === '' || rest === '/') {
       ctx.set('Content-Security-Policy', page.csp);

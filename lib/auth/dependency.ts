@@ -88,6 +88,10 @@ export function createAuthDependency(
     const header = ctx.get('authorization');
     if (header === '') throw ApiError.unauthorized();
     const trimmed = header.trim();
+    // Another scheme (`Basic …`) carries no bearer token at all: RFC 6750 §3.1 answers that with no
+    // error code, as a missing header; a malformed Bearer header is an invalid token.
+    if (!/^Bearer(\s|$)/i.test(trimmed))
+      throw ApiError.unauthorized('A bearer token is required: send "Authorization: Bearer <token>".');
     if (!/^Bearer [^\s]+$/i.test(trimmed)) {
       throw ApiError.unauthorized('The Authorization header must be "Bearer <token>".', 'invalid_token');
     }

@@ -168,13 +168,18 @@ describe('add_swagger_ui', () => {
     }
   });
 
-  it('answers HEAD, and refuses other methods with 405 and Allow', async () => {
+  it('answers HEAD, OPTIONS (204 with Allow), and refuses other methods with 405 and Allow', async () => {
     const head = await fetch(`${base}/docs/swagger-ui-bundle.js`, { method: 'HEAD' });
     assert.equal(head.status, 200);
     assert.match(head.headers.get('content-type') ?? '', /^text\/javascript/);
+    for (const path of ['/docs', '/docs/swagger-ui-bundle.js']) {
+      const options = await fetch(`${base}${path}`, { method: 'OPTIONS' });
+      assert.equal(options.status, 204, path);
+      assert.equal(options.headers.get('allow'), 'GET, HEAD, OPTIONS', path);
+    }
     const post = await fetch(`${base}/docs`, { method: 'POST' });
     assert.equal(post.status, 405);
-    assert.equal(post.headers.get('allow'), 'GET, HEAD');
+    assert.equal(post.headers.get('allow'), 'GET, HEAD, OPTIONS');
   });
 
   it('leaves other paths to the application', async () => {

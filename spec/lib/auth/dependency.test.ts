@@ -64,6 +64,9 @@ for (const target of databaseTargets()) {
         headers: { authorization: `Basic ${user.token}` },
       });
       expectInvalid(basic, 'Basic');
+      // Another scheme carries no bearer token: no error code (RFC 6750 §3.1), as without a header.
+      assert.equal(basic.body.code, 'unauthorized');
+      assert.equal(basic.headers.get('www-authenticate'), 'Bearer');
       const query = await call(
         fx.server,
         'GET',
