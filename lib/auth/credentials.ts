@@ -29,7 +29,7 @@ export const CURRENT_PASSWORD_SCHEMA = Object.freeze({
   maxLength: PASSWORD_MAX_BYTES,
   writeOnly: true,
   description:
-    "The password the user has now; required to change the email address (the account routes' `email_field`, default `email`; never stored).",
+    "The password the user has now; required to change the email address (the account routes' `email_field`, default `email`), and an administrator's username (never stored).",
 });
 
 /** Refuses a current password that is missing or cannot be one (422 naming `path`). */

@@ -69,6 +69,20 @@ async function guardAdminRename(
   await checkCurrentPassword(runtime, ctx, runtime.usernameField, target, password);
 }
 
+/**
+ * Whether a written username is another name than the stored one: a PUT repeating a name stored
+ * before the rules (display case) or padded by a `char(n)` column names the same user.
+ */
+function renames(runtime: CredentialRuntime, stored: unknown, written: unknown): boolean {
+  if (typeof stored !== 'string') return stored !== written;
+  try {
+    return usernameRulesOf(runtime).normalise(stored.trimEnd(), runtime.usernameField) !== written;
+  } catch {
+    // A stored name the rules now refuse: any written name is another.
+    return true;
+  }
+}
+
 /** The write hooks of the user model of one `AuthRouter`. */
 export function userWriteHooks(runtime: CredentialRuntime): WriteHooks {
   return {
@@ -105,7 +119,7 @@ export function userWriteHooks(runtime: CredentialRuntime): WriteHooks {
         ctx !== undefined &&
         current !== undefined &&
         Object.hasOwn(rest, usernameField) &&
-        current[usernameField] !== rest[usernameField]
+        renames(runtime, current[usernameField], rest[usernameField])
       )
         await guardAdminRename(runtime, ctx, current, currentPassword);
       if (ctx === undefined || !Object.hasOwn(rest, emailField)) return rest;
@@ -123,6 +137,7 @@ export function userWriteHooks(runtime: CredentialRuntime): WriteHooks {
       // A new address is not verified yet.
       return Object.hasOwn(current, VERIFIED_FIELD) ? { ...rest, [VERIFIED_FIELD]: false } : rest;
     },
+    deleteRule: "An administrator's account is not deleted through the API (403), by anyone.",
     // An administrator's account is not deleted through the API, by anyone: a stolen admin token
     // (or an accomplice it promoted) would lock the administrators out, the last one included.
     prepareDelete(ctx: AppContext, current: Readonly<RawRecord>): void {

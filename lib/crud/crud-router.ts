@@ -86,6 +86,7 @@ export class CrudRouter {
         extraInputFields: hooks?.extraFields ?? {},
         extraRequiredOnCreate: hooks?.requiredOnCreate ?? [],
         ...(hooks?.fieldRules === undefined ? {} : { fieldRules: hooks.fieldRules }),
+        ...(hooks?.deleteRule === undefined ? {} : { deleteRule: hooks.deleteRule }),
         strict: this.options.strict,
         like: this.options.like,
         relations: () => plan.relations(),

@@ -33,6 +33,8 @@ export interface WriteHooks {
   ): Promise<RawRecord>;
   /** Refuses a `DELETE` of the stored row (throws an `ApiError`), after the route's policy allowed it. */
   prepareDelete?(ctx: AppContext, current: Readonly<RawRecord>): void | Promise<void>;
+  /** What `prepareDelete` refuses, for the OpenAPI document (a 403 and this sentence on `DELETE`). */
+  readonly deleteRule?: string;
 }
 
 /**
@@ -63,8 +65,13 @@ function requiredHooksSource(model: ModelClass): string | undefined {
 /** Whether a value has the shape of `WriteHooks`. */
 function isWriteHooks(value: unknown): value is WriteHooks {
   if (!hasMethods<WriteHooks>(value, ['prepare'])) return false;
-  const { extraFields, requiredOnCreate } = value;
-  return typeof extraFields === 'object' && extraFields !== null && Array.isArray(requiredOnCreate);
+  const { extraFields, requiredOnCreate, prepareDelete } = value;
+  return (
+    typeof extraFields === 'object' &&
+    extraFields !== null &&
+    Array.isArray(requiredOnCreate) &&
+    (prepareDelete === undefined || typeof prepareDelete === 'function')
+  );
 }
 
 /** The hooks a carrier (an authentication dependency, or anything else) brings for `model`, if any. */

@@ -344,6 +344,10 @@ function access(
     errors.push('Forbidden');
     notes.push(`Access (${policy.name}): ${policy.description}`);
   }
+  if (method === 'DELETE' && doc.deleteRule !== undefined) {
+    if (!errors.includes('Forbidden')) errors.push('Forbidden');
+    notes.push(doc.deleteRule);
+  }
   if (!needsUser) return { errors, notes };
   return { security: [{ [ctx.securityScheme(doc, authenticating(doc, policy, owned))]: [] }], errors, notes };
 }

@@ -34,6 +34,8 @@ export interface CrudRoutesDoc {
   readonly extraRequiredOnCreate: readonly string[];
   /** Unknown or protected fields give 422 instead of being dropped. */
   readonly strict: boolean;
+  /** What a plugin's write hooks refuse to delete: `DELETE` then documents 403 and this sentence. */
+  readonly deleteRule?: string;
   /**
    * Rules plugins enforce on model fields beyond the model's own, by field name, merged into the
    * field's schema in the create and update bodies (e.g. the auth plugin's `minLength: 1` on the

@@ -364,6 +364,12 @@ for (const target of databaseTargets()) {
           (await call(fx.server, 'DELETE', `/users/${kim.id}`, { token: admin.token })).status,
           204,
         );
+        const document = (await call(fx.server, 'GET', '/openapi.json')).body as {
+          paths: Record<string, Record<string, { description?: string; responses: Record<string, unknown> }>>;
+        };
+        const remove = document.paths['/users/{id}']?.delete;
+        assert.ok(remove?.responses['403'] !== undefined);
+        assert.match(String(remove?.description), /administrator's account is not deleted/);
       });
 
       it("is renamed only with its own current_password; another user's name an administrator fixes", async () => {
@@ -383,6 +389,11 @@ for (const target of databaseTargets()) {
         });
         assert.equal(wrong.status, 403);
         assert.equal((await storedUser(fx, admin.id)).username, admin.username);
+        // Repeating the stored name, in another case too, renames nothing: no password needed.
+        for (const username of [admin.username, admin.username.toUpperCase()]) {
+          const same = await call(fx.server, 'PATCH', path, { token: admin.token, json: { username } });
+          assert.equal(same.status, 200, `${username}: ${JSON.stringify(same.body)}`);
+        }
         const lena = await userWithToken(fx.server);
         const fixed = await call(fx.server, 'PATCH', `/users/${lena.id}`, {
           token: admin.token,
