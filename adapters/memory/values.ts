@@ -84,6 +84,10 @@ function storedDatetime(value: unknown): Date {
         : undefined;
   if (date === undefined || Number.isNaN(date.getTime()))
     throw new ValueProblem('must be a date-time (ISO 8601)');
+  // A year past 9999 (an offset can carry 9999-12-31 into it) is served as `+010000-…`, no RFC
+  // 3339 date-time, as the MikroORM adapter refuses it too.
+  const year = date.getUTCFullYear();
+  if (year < 0 || year > 9999) throw new ValueProblem('must be a date-time of the years 0 to 9999');
   return date;
 }
 

@@ -54,6 +54,8 @@ describe('MemoryAdapter stored values', () => {
     const source = new Date(0);
     assert.notEqual(stored('datetime', source), source, 'a Date is copied');
     problem('datetime', 'yesterday');
+    // Served as `+010000-…` it would be no RFC 3339 date-time: refused, as by the MikroORM adapter.
+    problem('datetime', '9999-12-31T23:30:00-01:00');
     assert.equal(stored('time', '23:59'), '23:59:00');
     assert.equal(stored('time', '00:00:01.5'), '00:00:01.5');
     problem('time', '24:00');
