@@ -273,7 +273,11 @@ export class PlainPath {
     if (entity === undefined) return undefined;
     if (Object.keys(values).length > 0) {
       try {
-        if (locking) await session.populate(entity as AnyEntity, populate as AnyEntity, { refresh: true });
+        // The links, read after the lock (the request loaded none before: a policy's read
+        // populates no collection). No `refresh`: it would hydrate the targets again too, and
+        // MikroORM then sees a jsonb value PostgreSQL reordered as a change, and writes (and
+        // versions) targets the request never touched.
+        if (locking) await session.populate(entity as AnyEntity, populate as AnyEntity);
         holdNeverLoaded(plan, entity, values, this.#orm.em.getPlatform());
         assignValues(session, plan, entity, values);
         await session.flush();

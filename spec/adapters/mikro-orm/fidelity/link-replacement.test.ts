@@ -10,15 +10,17 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { MikroOrmAdapter } from '../../../../adapters/mikro-orm/index.js';
 import type { ModelClass } from '../../../../lib/types.js';
-import { Notice, Peer, Reader } from '../../../fixtures/mikro-orm/round-13.js';
+import { Gadget, Kit, Notice, Peer, Reader } from '../../../fixtures/mikro-orm/round-13.js';
 import { type Catalogue, describeFidelity, type FidelityEnv, type Json } from './harness.js';
 
 const CATALOGUE: Catalogue = {
-  entities: [Reader, Notice, Peer],
+  entities: [Reader, Notice, Peer, Gadget, Kit],
   routes: new Map<ModelClass, string>([
     [Reader, '/readers'],
     [Notice, '/notices'],
     [Peer, '/peers'],
+    [Gadget, '/gadgets'],
+    [Kit, '/kits'],
   ]),
 };
 
@@ -91,6 +93,20 @@ await describeFidelity(
             `round ${round}: ${answer.status} ${JSON.stringify(answer.body)}`,
           );
       }
+    });
+
+    it('writes no target it links: a versioned target keeps its version (jsonb reorders its keys)', async () => {
+      const gadget = await env().send('POST', '/gadgets', { attributes: { zz: 1, a: 2 } });
+      assert.equal(gadget.status, 201, JSON.stringify(gadget.body));
+      const id = (gadget.body as Json).id as number;
+      const kit = await env().send('POST', '/kits', { name: 'k', gadgets: [id] });
+      assert.equal(kit.status, 201, JSON.stringify(kit.body));
+      const path = `/kits/${String((kit.body as Json).id)}`;
+      for (const gadgets of [[id], [], [id]]) {
+        const answer = await env().send('PATCH', path, { gadgets });
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      }
+      assert.equal((await env().em().findOneOrFail(Gadget, id)).version, 1);
     });
 
     it('an update of a row deleted after the policy’s read is a 404, not a write', async () => {
