@@ -6,7 +6,7 @@
  * on the way in and on login.
  */
 import { ApiError, type FieldError } from '../errors.js';
-import { authenticatedFor } from '../http/authenticated-by.js';
+import { needsOwnAuthentication } from '../http/authenticated-by.js';
 import { bodyReader } from '../http/body.js';
 import { noStore } from '../http/no-store.js';
 import { type RouteGroup, type RouteSpec, routeGroup } from '../http/route-group.js';
@@ -186,7 +186,7 @@ function login(runtime: AuthRuntime, bodyLimit: number): Handler {
 
 function makeAdmin(runtime: AuthRuntime): Handler {
   return async (ctx, params) => {
-    if (!authenticatedFor(ctx.state.user, runtime.userModel)) await runtime.dependency(ctx, noop);
+    if (needsOwnAuthentication(ctx.state.user, runtime.userModel)) await runtime.dependency(ctx, noop);
     if (ctx.state.user?.isAdmin !== true)
       throw ApiError.forbidden('Only administrators may grant the admin flag.');
     const adapter = runtime.adapterFor(ctx);

@@ -7,7 +7,7 @@
  */
 import type { Middleware, Next } from 'koa';
 import { ApiError } from '../errors.js';
-import { authenticatedFor } from '../http/authenticated-by.js';
+import { needsOwnAuthentication } from '../http/authenticated-by.js';
 import { bodyReader } from '../http/body.js';
 import { noStore } from '../http/no-store.js';
 import { type RouteGroup, type RouteSpec, routeGroup } from '../http/route-group.js';
@@ -49,9 +49,9 @@ function newPassword(body: Record<string, unknown>): string {
   return value as string;
 }
 
-/** Authenticates the request unless this router's dependency already did (authenticated-by.ts). */
+/** Authenticates the request unless a router in front did, for these users (authenticated-by.ts). */
 async function authenticate(runtime: AuthRuntime, ctx: AppContext): Promise<void> {
-  if (!authenticatedFor(ctx.state.user, runtime.userModel)) await runtime.dependency(ctx, noop);
+  if (needsOwnAuthentication(ctx.state.user, runtime.userModel)) await runtime.dependency(ctx, noop);
 }
 
 function changePassword(runtime: CredentialRuntime, bodyLimit: number): Handler {

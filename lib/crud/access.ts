@@ -6,7 +6,7 @@
  */
 import type { Middleware } from 'koa';
 import { ApiError } from '../errors.js';
-import { authenticatedFor } from '../http/authenticated-by.js';
+import { needsOwnAuthentication } from '../http/authenticated-by.js';
 import type {
   AppContext,
   AppState,
@@ -38,11 +38,12 @@ export function authenticate(plan: CrudPlan, ctx: AppContext, method: CrudMethod
   const router = secure ? authDependency : undefined;
   const policy = policies[method]?.authenticate ?? (method === 'POST' ? plan.ownerAuthentication : undefined);
   if (ctx.state.user !== undefined) {
-    // Set in front of the router: taken, unless the router's own dependency names a user model
-    // whose dependency did not set it (another realm's user: authenticated-by.ts).
+    // Set in front of the router: taken, unless another user model's dependency set it while the
+    // router's own dependency names its user model (another realm's user: authenticated-by.ts).
     const own = router ?? policy;
     const model = (own as { readonly userModel?: ModelClass } | undefined)?.userModel;
-    if (own === undefined || model === undefined || authenticatedFor(ctx.state.user, model)) return undefined;
+    if (own === undefined || model === undefined || !needsOwnAuthentication(ctx.state.user, model))
+      return undefined;
     return run(own, ctx);
   }
   if (router === undefined) return policy === undefined ? undefined : run(policy, ctx);

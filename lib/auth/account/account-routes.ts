@@ -7,7 +7,7 @@
  * Every response, errors included, carries `Cache-Control: no-store`.
  */
 import { ApiError } from '../../errors.js';
-import { authenticatedFor } from '../../http/authenticated-by.js';
+import { needsOwnAuthentication } from '../../http/authenticated-by.js';
 import { bodyReader } from '../../http/body.js';
 import { noStore } from '../../http/no-store.js';
 import { type RouteGroup, type RouteSpec, routeGroup } from '../../http/route-group.js';
@@ -200,7 +200,7 @@ function resetPassword(service: AccountService, bodyLimit: number): Handler {
 
 /** Authenticates the request unless a router in front already did (401 without a valid token). */
 async function authenticate(service: AccountService, ctx: AppContext): Promise<void> {
-  if (!authenticatedFor(ctx.state.user, service.runtime.userModel))
+  if (needsOwnAuthentication(ctx.state.user, service.runtime.userModel))
     await service.runtime.dependency(ctx, noop);
 }
 
@@ -211,7 +211,7 @@ function requestVerification(service: AccountService, bodyLimit: number): Handle
     const adapter = runtime.adapterFor(ctx);
     service.binding(adapter);
     // Without a token (a user whose login is refused until they verify): by address, like a reset.
-    if (ctx.get('Authorization') === '' && !authenticatedFor(ctx.state.user, runtime.userModel)) {
+    if (ctx.get('Authorization') === '' && needsOwnAuthentication(ctx.state.user, runtime.userModel)) {
       const email = emailOf(objectBody(await read(ctx), 'email, or send a bearer token'));
       await service.count('forgot_address', ctx.ip);
       await service.count('verify_request', email.toLowerCase());

@@ -5,7 +5,7 @@
  * errors included, carries `Cache-Control: no-store`.
  */
 import { ApiError, type FieldError } from '../../errors.js';
-import { authenticatedFor } from '../../http/authenticated-by.js';
+import { needsOwnAuthentication } from '../../http/authenticated-by.js';
 import { bodyReader } from '../../http/body.js';
 import { noStore } from '../../http/no-store.js';
 import { type RouteGroup, type RouteSpec, routeGroup } from '../../http/route-group.js';
@@ -93,7 +93,7 @@ function logout(runtime: SessionRuntime, bodyLimit: number): Handler {
 
 function logoutAll(runtime: SessionRuntime): Handler {
   return async (ctx) => {
-    if (!authenticatedFor(ctx.state.user, runtime.userModel)) await runtime.dependency(ctx, noop);
+    if (needsOwnAuthentication(ctx.state.user, runtime.userModel)) await runtime.dependency(ctx, noop);
     const id = ctx.state.user?.id;
     if (id === undefined) throw ApiError.unauthorized();
     const adapter = runtime.adapterFor(ctx);

@@ -91,7 +91,18 @@ describe('two user models, two AuthRouters, one key', await requireTarget('sqlit
         policy: { GET: staff.admin_only(), PATCH: staff.admin_only() },
       }).router.routes(),
     );
-    for (const router of [staffApi, shopApi, mixed]) {
+    // An app's own middleware that narrows the plugin's user (admin rights only with a second
+    // factor): its copy is taken as it is by the routes behind it, as a router in front decided.
+    const narrowed = new Router({ prefix: '/narrowed' });
+    narrowed.use(staff.get_auth_dependency());
+    narrowed.use(async (ctx, next) => {
+      const user = ctx.state.user;
+      if (user !== undefined)
+        ctx.state.user = { ...user, isAdmin: user.isAdmin && ctx.get('x-mfa') === 'ok' };
+      await next();
+    });
+    narrowed.use(staff.adminRouter.routes());
+    for (const router of [staffApi, shopApi, mixed, narrowed]) {
       koa.use(router.routes());
       koa.use(allowedMethods(router));
     }
@@ -168,6 +179,21 @@ describe('two user models, two AuthRouters, one key', await requireTarget('sqlit
       headers: { authorization: `Bearer ${staffToken}` },
     });
     assert.equal(direct.status, 200, await direct.text());
+  });
+
+  it('takes a user an app narrowed in front as it is: no second factor, no admin rights', async () => {
+    const staffToken = await token('/staff', 'boss', 'boss-password-1');
+    const authorization = `Bearer ${staffToken}`;
+    const narrowed = await server.request('/narrowed/admin/2/make-admin', {
+      method: 'POST',
+      headers: { authorization },
+    });
+    assert.equal(narrowed.status, 403, await narrowed.text());
+    const confirmed = await server.request('/narrowed/admin/2/revoke-sessions', {
+      method: 'POST',
+      headers: { authorization, 'x-mfa': 'ok' },
+    });
+    assert.equal(confirmed.status, 204, await confirmed.text());
   });
 
   it('a refresh token of one router is refused by the other, through one shared store', async () => {
