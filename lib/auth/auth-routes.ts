@@ -173,13 +173,13 @@ function login(runtime: AuthRuntime, bodyLimit: number): Handler {
         );
       }
     }
+    const userTable = binding.model.table;
     const refresh = await runtime.sessions?.start(
       { adapter },
-      sessionUser(binding.model.table, String(id)),
+      sessionUser(userTable, String(id)),
       issuedAtMs,
     );
     ctx.status = 200;
-    const userTable = binding.model.table;
     ctx.body = { ...runtime.tokens.issue(String(id), { issuedAtMs, userTable }), ...refresh };
   };
 }

@@ -75,8 +75,10 @@ function changePassword(runtime: CredentialRuntime, bodyLimit: number): Handler 
     const table = runtime.binding(adapter).model.table;
     const refresh = await runtime.sessions?.start({ adapter }, sessionUser(table, String(id)), revokedAt + 1);
     ctx.status = 200;
-    const userTable = runtime.binding(adapter).model.table;
-    ctx.body = { ...runtime.tokens.issue(String(id), { issuedAtMs: revokedAt + 1, userTable }), ...refresh };
+    ctx.body = {
+      ...runtime.tokens.issue(String(id), { issuedAtMs: revokedAt + 1, userTable: table }),
+      ...refresh,
+    };
   };
 }
 

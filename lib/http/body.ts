@@ -61,8 +61,12 @@ function utf8Text(latin1: string): string {
  */
 function parseJsonText(text: string): unknown {
   if (!STRICT_JSON_START.test(text)) {
-    if (isJsonScalar(text)) return JSON.parse(text) as unknown;
-    throw ApiError.malformedJson();
+    // Text that starts with neither `{` nor `[` and parses is one scalar.
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw ApiError.malformedJson();
+    }
   }
   try {
     // As the parser did before: a `__proto__` key is refused (bourne's `protoAction: 'error'`).
@@ -82,16 +86,6 @@ function isJson(text: string): boolean {
   try {
     JSON.parse(text);
     return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Whether the text is one JSON scalar (`null`, a number, a string, a boolean) and nothing else. */
-function isJsonScalar(text: string): boolean {
-  try {
-    const value = JSON.parse(text) as unknown;
-    return value === null || typeof value !== 'object';
   } catch {
     return false;
   }
